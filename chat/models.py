@@ -1,0 +1,54 @@
+"""The conversation log: every turn, in order, owned by one user."""
+
+from __future__ import annotations
+
+import secrets
+
+from django.conf import settings
+from django.db import models
+
+
+def new_public_id() -> str:
+    return "c-" + secrets.token_hex(4)
+
+
+class Conversation(models.Model):
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="conversations")
+    public_id = models.CharField(max_length=16, unique=True, default=new_public_id, editable=False)
+    title = models.CharField(max_length=200, blank=True)
+    # The head summary: turns with seq <= summary_through_seq are folded into `summary`
+    # and left out of the model's request (the log itself keeps them).
+    summary = models.TextField(blank=True)
+    summary_through_seq = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["user", "-updated_at"], name="conversation_user_recent")]
+
+    def __str__(self) -> str:
+        return f"{self.public_id} {self.title}".strip()
+
+
+class Turn(models.Model):
+    class Role(models.TextChoices):
+        USER = "user", "User"
+        ASSISTANT = "assistant", "Assistant"
+
+    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="turns")
+    # Denormalised from the conversation so every statement on turns carries the owner.
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="turns")
+    seq = models.PositiveIntegerField()
+    role = models.CharField(max_length=16, choices=Role.choices)
+    content = models.TextField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["conversation", "seq"], name="turn_seq_unique_in_conversation"),
+        ]
+        indexes = [models.Index(fields=["user", "conversation", "seq"], name="turn_user_conversation_seq")]
+        ordering = ["conversation_id", "seq"]
+
+    def __str__(self) -> str:
+        return f"{self.conversation_id}#{self.seq} {self.role}"

@@ -1,0 +1,44 @@
+"""Start, or join, the embedded PostgreSQL server of this checkout.
+
+pgserver serialises start-up with a lock file under XDG_RUNTIME_DIR and counts
+the processes holding a handle; the last one to exit stops the server. Two
+processes only see each other when they share that folder, so every process of
+this checkout uses one inside `.data/`, whatever the caller's environment says.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+_lock = threading.Lock()
+_server: Any = None
+
+
+def _import_pgserver(runtime_dir: Path) -> Any:
+    runtime_dir.mkdir(parents=True, exist_ok=True)
+    runtime_dir.chmod(0o700)  # platformdirs ignores a runtime folder others can read
+    previous = os.environ.get("XDG_RUNTIME_DIR")
+    os.environ["XDG_RUNTIME_DIR"] = str(runtime_dir)
+    try:
+        import pgserver  # reads XDG_RUNTIME_DIR once, at import
+    finally:
+        if previous is None:
+            os.environ.pop("XDG_RUNTIME_DIR", None)
+        else:
+            os.environ["XDG_RUNTIME_DIR"] = previous
+    return pgserver
+
+
+def socket_dir(data_root: Path) -> str:
+    """Start the server if needed and return the folder holding its socket."""
+    global _server
+    with _lock:
+        if _server is None:
+            pgserver = _import_pgserver(data_root / "run")
+            pgdata = data_root / "postgres"
+            _server = pgserver.get_server(pgdata, cleanup_mode="stop")
+        info = _server.get_postmaster_info()
+        return str(info.socket_dir)

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class MemoryConfig(AppConfig):
+    name = "memoryapp"
+    verbose_name = "Memory"

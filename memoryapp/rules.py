@@ -1,0 +1,296 @@
+"""A rule-based fact extractor for the offline default.
+
+It recognises common first-person self-disclosures (name, timezone, location, work,
+preferences and dislikes, family, diet and allergies, languages, tools and devices)
+and states each as a standalone third-person sentence about "the user". Everything
+else writes nothing: pleasantries, questions, hypotheticals, remarks about the
+assistant, and statements whose subject is someone other than the user.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+
+_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+")
+# A clause ends at punctuation or at a conjunction that starts a new thought.
+_VALUE = r"(?P<v>[^,.;!?()\n]+?)(?=\s*(?:[,.;!?()\n]|\band\b|\bbut\b|\bbecause\b|\bso\b|\bsince\b|\bwhich\b|$))"
+_QUESTION_START = re.compile(
+    r"^\s*(?:what|who|whom|whose|where|when|why|how|which|do|does|did|can|could|would|should|will|"
+    r"is|are|am|was|were|have|has|shall|may|might)\b",
+    re.IGNORECASE,
+)
+_HYPOTHETICAL = re.compile(
+    r"\b(?:if|would|wish|might|maybe|perhaps|imagine|pretend|hypothetically|suppose|someday|"
+    r"i'd|i’d|wanna|want to|going to|planning to|thinking about|considering)\b",
+    re.IGNORECASE,
+)
+_NAME = r"(?P<v>(?:Dr\.?\s|Mr\.?\s|Ms\.?\s|Mrs\.?\s)?[A-Z][\w'’-]+(?:\s[A-Z][\w'’-]+){0,2})"
+_NAME_STOP = {"Not", "Just", "Sorry", "Here", "Fine", "Good", "Back", "Ready", "Done", "Happy", "Glad", "So", "The"}
+_OCCUPATION = (
+    r"(?:engineer|developer|programmer|designer|teacher|professor|lecturer|nurse|doctor|physician|surgeon|"
+    r"dentist|lawyer|attorney|accountant|architect|artist|writer|author|journalist|editor|chef|cook|baker|"
+    r"student|researcher|scientist|analyst|consultant|manager|director|founder|entrepreneur|pilot|"
+    r"pharmacist|therapist|psychologist|musician|photographer|translator|librarian|farmer|electrician|"
+    r"plumber|carpenter|mechanic|firefighter|officer|paramedic|veterinarian|vet|economist|"
+    r"data scientist|product manager|software engineer|web developer|administrator|"
+    r"[a-z]+(?:ist|ian|er|or))"
+)
+_NOT_OCCUPATION = {"user", "fan", "lover", "bit", "member", "customer", "beginner", "other", "number", "believer"}
+_DIET = (
+    r"(?P<v>vegetarian|vegan|pescatarian|pescetarian|lactose[- ]intolerant|gluten[- ]free|"
+    r"coeliac|celiac|diabetic|teetotal|sober|kosher|halal|keto|on a [\w -]+ diet)"
+)
+_RELATIVE = (
+    r"(?:wife|husband|partner|spouse|son|daughter|brother|sister|mother|mom|mum|father|dad|"
+    r"boyfriend|girlfriend|dog|cat)"
+)
+_DISLIKE = r"(?:hate|dislike|detest|loathe|can't stand|cannot stand|can’t stand|don't like|do not like|don’t like)"
+_COUNT = r"(?:a|an|one|two|three|four|five|six|\d+)"
+_FAMILY_NOUN = (
+    r"(?:kids?|children|child|sons?|daughters?|brothers?|sisters?|siblings?|grandchildren|"
+    r"dogs?|cats?|pets?|parrots?|rabbits?|horses?|twins)"
+)
+_TIMEZONE = r"(?P<v>(?:UTC|GMT)(?:\s?[+-]\s?\d{1,2}(?::?\d{2})?)?|[A-Z]{2,5}T|[A-Z][a-z]+/[A-Z][A-Za-z_]+)"
+
+Rule = tuple[re.Pattern[str], Callable[[re.Match[str]], str | None]]
+
+
+def _clean(value: str) -> str:
+    value = re.sub(r"\s+", " ", value).strip(" '\"“”‘’")
+    value = re.sub(r"\s+(?:too|as well|though|anyway|now|these days|nowadays|lately|really)$", "", value, flags=re.I)
+    return value
+
+
+def _phrase(template: str, *, max_words: int = 8, lower: bool = False) -> Callable[[re.Match[str]], str | None]:
+    def build(match: re.Match[str]) -> str | None:
+        value = _clean(match.group("v"))
+        if not value or len(value.split()) > max_words:
+            return None
+        if re.search(r"\b(?:you|your|yours|yourself|he|she|they|him|her|them|his|their)\b", value, re.I):
+            return None  # about the assistant or about someone else, not about the user
+        if lower:
+            value = value.lower()
+        return template.format(v=value)
+
+    return build
+
+
+def _name(match: re.Match[str]) -> str | None:
+    value = _clean(match.group("v"))
+    first = value.split()[0]
+    if first in _NAME_STOP:
+        return None
+    return f"The user's name is {value}."
+
+
+def _occupation(match: re.Match[str]) -> str | None:
+    value = _clean(match.group("v"))
+    if value.split()[-1].lower() in _NOT_OCCUPATION or len(value.split()) > 5:
+        return None
+    return f"The user is {match.group('art').lower()} {value}."
+
+
+def _family(match: re.Match[str]) -> str | None:
+    count = match.group("n").lower()
+    noun = match.group("noun").lower()
+    named = match.group("named")
+    text = f"The user has {count} {noun}"
+    if named:
+        text += f" named {_clean(named)}"
+    return text + "."
+
+
+def _relative_name(match: re.Match[str]) -> str | None:
+    return f"The user's {match.group('rel').lower()} is named {_clean(match.group('v'))}."
+
+
+_I = r"(?:^|(?<=\s)|(?<=^))"
+_RULES: list[Rule] = [
+    # Name
+    (re.compile(r"\b(?i:call me|my name is|my name's|i go by|you can call me|people call me)\s+" + _NAME), _name),
+    (re.compile(r"\b(?i:hi|hello|hey)\b[,!]?\s+(?i:i'm|i am|i’m|im)\s+" + _NAME), _name),
+    (
+        re.compile(
+            r"\b(?:me llamo|mi nombre es|je m'appelle|je m’appelle|ich heiße|ich heisse|meu nome é|mi chiamo)\s+"
+            + _NAME,
+            re.I,
+        ),
+        _name,
+    ),
+    # Timezone
+    (re.compile(r"\bmy time ?zone is\s+" + _TIMEZONE, re.I), lambda m: f"The user's timezone is {m.group('v')}."),
+    (
+        re.compile(
+            r"\b(?i:i'm|i am|i’m|im)\s+(?i:always\s+|usually\s+|mostly\s+|normally\s+|based\s+)?(?i:in|on)\s+"
+            + _TIMEZONE
+            + r"(?:\s+time(?:zone)?)?\b"
+        ),
+        lambda m: f"The user's timezone is {m.group('v')}.",
+    ),
+    # Location
+    (
+        re.compile(r"\bi(?:'ve| have)?\s+(?:just\s+|recently\s+|now\s+)?(?:moved|relocated)\s+to\s+" + _VALUE, re.I),
+        _phrase("The user lives in {v}.", max_words=5),
+    ),
+    (
+        re.compile(r"\bi\s+(?:now\s+|currently\s+)?live\s+in\s+" + _VALUE, re.I),
+        _phrase("The user lives in {v}.", max_words=5),
+    ),
+    (
+        re.compile(r"\b(?:i'm|i am|i’m)\s+(?:currently\s+|now\s+)?based\s+in\s+" + _VALUE, re.I),
+        _phrase("The user lives in {v}.", max_words=5),
+    ),
+    (
+        re.compile(r"\b(?:i'm|i am|i’m)\s+(?:originally\s+)?from\s+" + _VALUE, re.I),
+        _phrase("The user is from {v}.", max_words=5),
+    ),
+    (re.compile(r"\bi\s+grew\s+up\s+in\s+" + _VALUE, re.I), _phrase("The user grew up in {v}.", max_words=5)),
+    # Work
+    (
+        re.compile(r"\bi\s+(?:currently\s+|now\s+)?work\s+(?:at|for)\s+" + _VALUE, re.I),
+        _phrase("The user works at {v}.", max_words=6),
+    ),
+    (
+        re.compile(r"\bi\s+(?:currently\s+|now\s+)?work\s+as\s+(?P<art>an?)\s+" + _VALUE, re.I),
+        _phrase("The user works as a {v}.", max_words=6),
+    ),
+    (
+        re.compile(r"\bi\s+(?:currently\s+|now\s+)?work\s+in\s+" + _VALUE, re.I),
+        _phrase("The user works in {v}.", max_words=5),
+    ),
+    (
+        re.compile(
+            r"\b(?:i'm|i am|i’m)\s+(?:currently\s+|now\s+)?(?P<art>an?)\s+(?P<v>(?:[\w-]+\s){0,3}?"
+            + _OCCUPATION
+            + r")\b",
+            re.I,
+        ),
+        _occupation,
+    ),
+    (re.compile(r"\bmy\s+job\s+is\s+" + _VALUE, re.I), _phrase("The user's job is {v}.", max_words=6)),
+    # Diet and allergies
+    (
+        re.compile(r"\b(?:i'm|i am|i’m)\s+(?:a\s+|strictly\s+|fully\s+)?" + _DIET + r"\b", re.I),
+        _phrase("The user is {v}.", lower=True),
+    ),
+    (
+        re.compile(r"\b(?:i'm|i am|i’m)\s+(?:severely\s+|very\s+|deathly\s+)?allergic\s+to\s+" + _VALUE, re.I),
+        _phrase("The user is allergic to {v}.", max_words=5),
+    ),
+    (
+        re.compile(r"\bi\s+(?:don't|do not|can't|cannot|never)\s+eat\s+" + _VALUE, re.I),
+        _phrase("The user does not eat {v}.", max_words=5),
+    ),
+    # Preferences and dislikes
+    (
+        re.compile(r"\bi\s+(?:really\s+|strongly\s+|much\s+|always\s+)?prefer\s+" + _VALUE, re.I),
+        _phrase("The user prefers {v}."),
+    ),
+    (
+        re.compile(
+            r"\bi\s+(?:really\s+|absolutely\s+|truly\s+)?" + _DISLIKE + r"\s+" + _VALUE,
+            re.I,
+        ),
+        _phrase("The user dislikes {v}."),
+    ),
+    (
+        re.compile(r"\bi\s+(?:really\s+|absolutely\s+|truly\s+)?(?:love|like|enjoy|adore)\s+" + _VALUE, re.I),
+        _phrase("The user likes {v}."),
+    ),
+    (
+        re.compile(r"\b(?:i'm|i am|i’m)\s+a\s+(?:huge\s+|big\s+|massive\s+)?fan\s+of\s+" + _VALUE, re.I),
+        _phrase("The user is a fan of {v}."),
+    ),
+    (
+        re.compile(r"\bmy\s+favou?rite\s+(?P<k>[\w ]{2,30}?)\s+is\s+" + _VALUE, re.I),
+        lambda m: _phrase("The user's favourite " + m.group("k").lower() + " is {v}.")(m),
+    ),
+    # Family and pets
+    (
+        re.compile(
+            r"\bi\s+have\s+(?P<n>"
+            + _COUNT
+            + r")\s+(?:\w+\s+)?(?P<noun>"
+            + _FAMILY_NOUN
+            + r")\b(?:\s+(?:named|called)\s+(?P<named>[A-Z][\w'-]+(?:\s(?:and|&)\s[A-Z][\w'-]+)?))?",
+            re.I,
+        ),
+        _family,
+    ),
+    (
+        re.compile(r"\b(?i:my)\s+(?P<rel>(?i:" + _RELATIVE + r"))(?i:'s| is)\s+(?i:named|called)\s+" + _NAME),
+        _relative_name,
+    ),
+    (
+        re.compile(r"\b(?:i'm|i am|i’m)\s+(?P<v>married|divorced|single|engaged|widowed)\b", re.I),
+        _phrase("The user is {v}.", lower=True),
+    ),
+    # Languages and learning
+    (
+        re.compile(r"\bi\s+(?:also\s+)?speak\s+(?P<v>[\w ,'-]+?)(?=\s*(?:[.;!?\n]|\bbut\b|$))", re.I),
+        _phrase("The user speaks {v}.", max_words=8),
+    ),
+    (
+        re.compile(r"\b(?:i'm|i am|i’m)\s+(?:currently\s+)?learning\s+" + _VALUE, re.I),
+        _phrase("The user is learning {v}.", max_words=6),
+    ),
+    # Tools and devices
+    (
+        re.compile(
+            r"\bi\s+(?:mainly\s+|mostly\s+|usually\s+|always\s+)?(?:use|work on|work with|code on)\s+" + _VALUE, re.I
+        ),
+        _phrase("The user uses {v}.", max_words=6),
+    ),
+    (
+        re.compile(r"\bi\s+(?:mainly\s+|mostly\s+|usually\s+)?(?:code|program|write code)\s+in\s+" + _VALUE, re.I),
+        _phrase("The user programs in {v}.", max_words=6),
+    ),
+    (
+        re.compile(
+            r"\bmy\s+(?P<k>laptop|phone|computer|editor|ide|car|bike|keyboard|os)\s+is\s+(?:an?\s+)?" + _VALUE, re.I
+        ),
+        lambda m: _phrase("The user's " + m.group("k").lower() + " is {v}.", max_words=6)(m),
+    ),
+    # Age and birthday
+    (re.compile(r"\b(?:i'm|i am|i’m)\s+(?P<v>\d{1,3})\s+years?\s+old\b", re.I), _phrase("The user is {v} years old.")),
+    (
+        re.compile(r"\bmy\s+birthday\s+is\s+(?:on\s+)?" + _VALUE, re.I),
+        _phrase("The user's birthday is {v}.", max_words=4),
+    ),
+]
+
+_NEGATED_BEFORE = re.compile(r"\b(?:not|never|no longer|don't|do not|didn't|won't)\s*$", re.I)
+
+
+def _sentences(text: str) -> Iterator[str]:
+    for part in _SENTENCE_END.split(text):
+        part = part.strip()
+        if part:
+            yield part
+
+
+def _is_candidate_sentence(sentence: str) -> bool:
+    if sentence.endswith("?") or _QUESTION_START.match(sentence):
+        return False
+    if _HYPOTHETICAL.search(sentence):
+        return False
+    return True
+
+
+def extract_facts_by_rules(text: str, *, limit: int = 2) -> list[str]:
+    """Durable facts the user states about themselves in `text`, at most `limit`."""
+    facts: list[str] = []
+    for sentence in _sentences(text):
+        if not _is_candidate_sentence(sentence):
+            continue
+        for pattern, build in _RULES:
+            for match in pattern.finditer(sentence):
+                if _NEGATED_BEFORE.search(sentence[: match.start()]):
+                    continue
+                fact = build(match)
+                if fact and fact not in facts:
+                    facts.append(fact)
+                    if len(facts) >= limit:
+                        return facts
+    return facts

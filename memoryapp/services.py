@@ -1,0 +1,157 @@
+"""Writes to the durable memory tier. `remember` is the write path."""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+from django.db import connection, transaction
+from pgvector import Vector
+
+from chat.models import Turn
+from memoryapp.embeddings import get_embedder
+from memoryapp.extraction import extract_facts
+from memoryapp.hashing import content_hash
+from memoryapp.models import Memory, MemoryEvidence
+from memoryapp.thresholds import write_gate
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import AbstractBaseUser
+
+logger = logging.getLogger(__name__)
+
+# The clauses of a turn are gate sources too, so a true fact stated in one clause of a
+# long message is not diluted away by the rest of it (measured: "The user works at Acme."
+# scores 0.27 against a three-clause turn and 0.58 against its own clause, while an
+# invented fact stays under 0.21 against every clause). Bounded to keep the batch small.
+_MAX_GATE_SOURCES = 16
+_CLAUSE_SPLIT = re.compile(r"(?<=[.!?;:,])\s+|\n+|\s+(?:and|but|so|because)\s+", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class GatedFact:
+    text: str
+    similarity: float
+    vector: np.ndarray
+
+
+def _gate_sources(content: str) -> list[str]:
+    clauses = [c.strip() for c in _CLAUSE_SPLIT.split(content) if len(c.strip()) > 2]
+    if len(clauses) <= 1:
+        return [content]
+    return [content, *clauses[: _MAX_GATE_SOURCES - 1]]
+
+
+def gate_facts(content: str, facts: list[str]) -> tuple[str, list[GatedFact], list[GatedFact]]:
+    """Embed the turn and its candidate facts in one batch; split facts into kept and rejected.
+
+    A fact is kept when its cosine similarity to the turn (or to one clause of it) is at
+    or above the write gate: a fact the extractor invented scores low against its own source.
+    """
+    embedder = get_embedder()
+    sources = _gate_sources(content)
+    vectors = embedder.embed([*sources, *facts])
+    source_vectors, fact_vectors = vectors[: len(sources)], vectors[len(sources) :]
+    gate = write_gate(embedder.name)
+    kept: list[GatedFact] = []
+    rejected: list[GatedFact] = []
+    for text, vector in zip(facts, fact_vectors, strict=True):
+        similarity = float(np.max(source_vectors @ vector))
+        (kept if similarity >= gate else rejected).append(GatedFact(text, similarity, vector))
+    return embedder.name, kept, rejected
+
+
+_UPSERT_MEMORY = f"""
+    INSERT INTO {Memory._meta.db_table}
+        (user_id, text, embedding, embedding_model, content_hash, source_conversation_id,
+         source_turn_id, times_seen, created_at, last_seen, updated_at)
+    VALUES (%s, %s, %s::vector, %s, %s, %s, %s, 1, statement_timestamp(), statement_timestamp(),
+            statement_timestamp())
+    ON CONFLICT (user_id, content_hash) WHERE deleted_at IS NULL
+    DO UPDATE SET embedding = EXCLUDED.embedding,
+                  embedding_model = EXCLUDED.embedding_model,
+                  last_seen = EXCLUDED.last_seen,
+                  updated_at = EXCLUDED.updated_at
+    RETURNING id, (xmax = 0) AS created
+"""
+
+_INSERT_EVIDENCE = f"""
+    INSERT INTO {MemoryEvidence._meta.db_table}
+        (memory_id, user_id, conversation_id, turn_id, created, gate_similarity, created_at)
+    VALUES (%s, %s, %s, %s, %s, %s, statement_timestamp())
+    ON CONFLICT (memory_id, turn_id) DO NOTHING
+    RETURNING id
+"""
+
+_COUNT_RESTATEMENT = f"""
+    UPDATE {Memory._meta.db_table} SET times_seen = times_seen + 1
+    WHERE id = %s AND user_id = %s
+"""
+
+
+def remember(user: AbstractBaseUser, turn: Turn) -> int:
+    """Extract, gate, embed and upsert the durable facts in one user turn.
+
+    Returns how many facts were written or refreshed; small talk writes nothing.
+    - Facts come only from the user's own turns, at most two per turn.
+    - The gate runs before anything is stored, so an invented fact never reaches the table.
+    - Turn, facts and gate sources are embedded in one batched call.
+    - The upsert keys on (user, content_hash) among live rows: a restatement refreshes
+      `last_seen` and the embedding instead of adding a twin, and is recorded as evidence.
+    - Everything for one turn commits together or not at all; re-running it for the same
+      turn is safe (evidence is unique per memory and turn, so nothing is counted twice).
+    Raises ModelUnavailable when the extraction or embedding endpoint fails.
+    """
+    if turn.user_id != user.pk:
+        raise PermissionError("remember() was given a turn that belongs to another user")
+    if turn.role != Turn.Role.USER or not turn.content.strip():
+        return 0
+
+    facts = extract_facts(turn.content)
+    if not facts:
+        return 0
+    model_name, kept, rejected = gate_facts(turn.content, facts)
+    for fact in rejected:
+        logger.info("write gate rejected a fact (similarity %.3f) from turn %s", fact.similarity, turn.pk)
+    if not kept:
+        return 0
+
+    with transaction.atomic(), connection.cursor() as cursor:
+        for fact in kept:
+            cursor.execute(
+                _UPSERT_MEMORY,
+                [
+                    user.pk,
+                    fact.text,
+                    Vector(fact.vector).to_text(),
+                    model_name,
+                    content_hash(fact.text),
+                    turn.conversation_id,
+                    turn.pk,
+                ],
+            )
+            memory_id, created = cursor.fetchone()
+            cursor.execute(
+                _INSERT_EVIDENCE,
+                [memory_id, user.pk, turn.conversation_id, turn.pk, created, fact.similarity],
+            )
+            if cursor.fetchone() is not None and not created:
+                cursor.execute(_COUNT_RESTATEMENT, [memory_id, user.pk])
+    return len(kept)
+
+
+def memory_soft_delete(*, user: AbstractBaseUser, memory_id: int) -> Memory:
+    """Hide a memory from recall from the next request on; the row stays for incident review."""
+    from django.shortcuts import get_object_or_404
+    from django.utils import timezone
+
+    with transaction.atomic():
+        memory = get_object_or_404(
+            Memory.objects.select_for_update().defer("embedding"), pk=memory_id, user=user, deleted_at__isnull=True
+        )
+        memory.deleted_at = timezone.now()
+        memory.save(update_fields=["deleted_at", "updated_at"])
+    return memory

@@ -1,0 +1,60 @@
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+import pytest
+
+from tests.fake_openai import FakeOpenAI
+
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+
+@pytest.fixture(autouse=True)
+def _fast_password_hashing(settings):
+    # Password hashing strength is not under test; PBKDF2 would cost ~0.3 s per user.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture
+def make_user(django_user_model):
+    def make(username: str, **extra):
+        return django_user_model.objects.create_user(username=username, password=f"{username}-password-1", **extra)
+
+    return make
+
+
+@pytest.fixture
+def alice(make_user):
+    return make_user("alice")
+
+
+@pytest.fixture
+def bob(make_user):
+    return make_user("bob")
+
+
+@pytest.fixture
+def staff(make_user):
+    return make_user("staff", is_staff=True, is_superuser=True)
+
+
+@pytest.fixture(scope="session")
+def fake_openai_server() -> Iterator[FakeOpenAI]:
+    server = FakeOpenAI().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def fake_llm(fake_openai_server: FakeOpenAI, settings) -> Iterator[FakeOpenAI]:
+    """Point the app's language model at the fake endpoint (embeddings stay local)."""
+    fake_openai_server.chat_queue.clear()
+    fake_openai_server.requests.clear()
+    fake_openai_server.embedding_failure = None
+    settings.OPENAI_BASE_URL = fake_openai_server.base_url
+    settings.OPENAI_API_KEY = "test-key"
+    settings.LLM_ENABLED = True
+    settings.LLM_TIMEOUT_SECONDS = 2.0
+    settings.LLM_MAX_RETRIES = 0
+    yield fake_openai_server

@@ -1,0 +1,171 @@
+"""A real HTTP server on 127.0.0.1 that speaks the OpenAI API, for the real `openai` client.
+
+Tests queue behaviours for chat completions (a reply, a JSON body, a status code, a
+hang); embeddings are computed with the local model so similarities are real.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import numpy as np
+
+
+@dataclass
+class Behaviour:
+    content: str | None = None  # assistant message text
+    status: int = 200
+    raw_body: bytes | None = None  # sent as is, overriding everything else
+    delay: float = 0.0
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+class FakeOpenAI:
+    def __init__(self) -> None:
+        self.chat_queue: deque[Behaviour] = deque()
+        self.default_chat = Behaviour(content='{"facts": []}')
+        self.requests: list[dict[str, Any]] = []
+        self.embedding_failure: Behaviour | None = None
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}/v1"
+
+    def start(self) -> FakeOpenAI:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def reply(self, content: str) -> None:
+        self.chat_queue.append(Behaviour(content=content))
+
+    def facts(self, *facts: str) -> None:
+        self.reply(json.dumps({"facts": list(facts)}))
+
+    def fail(self, status: int, *, headers: dict[str, str] | None = None, times: int = 1) -> None:
+        for _ in range(times):
+            self.chat_queue.append(Behaviour(status=status, headers=headers or {}))
+
+    def hang(self, seconds: float, *, times: int = 1) -> None:
+        for _ in range(times):
+            self.chat_queue.append(Behaviour(content="late", delay=seconds))
+
+    def chat_requests(self) -> list[dict[str, Any]]:
+        return [r for r in self.requests if r["path"].endswith("/chat/completions")]
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("content-length", 0))
+                body = json.loads(self.rfile.read(length) or b"{}")
+                fake.requests.append({"path": self.path, "body": body})
+                if self.path.endswith("/chat/completions"):
+                    behaviour = fake.chat_queue.popleft() if fake.chat_queue else fake.default_chat
+                    self._chat(body, behaviour)
+                elif self.path.endswith("/embeddings"):
+                    self._embeddings(body)
+                else:
+                    self._send(404, {"error": {"message": "not found"}})
+
+            def _send(self, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
+                data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(data)))
+                for key, value in (headers or {}).items():
+                    self.send_header(key, value)
+                self.end_headers()
+                try:
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
+            def _chat(self, body: dict[str, Any], behaviour: Behaviour) -> None:
+                if behaviour.delay:
+                    time.sleep(behaviour.delay)
+                if behaviour.raw_body is not None:
+                    self._send(behaviour.status, behaviour.raw_body, behaviour.headers)
+                    return
+                if behaviour.status != 200:
+                    error = {"error": {"message": "fake failure", "type": "server_error"}}
+                    self._send(behaviour.status, error, behaviour.headers)
+                    return
+                self._send(
+                    200,
+                    {
+                        "id": "chatcmpl-fake",
+                        "object": "chat.completion",
+                        "created": int(time.time()),
+                        "model": body.get("model", "fake"),
+                        "choices": [
+                            {
+                                "index": 0,
+                                "message": {"role": "assistant", "content": behaviour.content},
+                                "finish_reason": "stop",
+                            }
+                        ],
+                        "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+                    },
+                )
+
+            def _embeddings(self, body: dict[str, Any]) -> None:
+                if fake.embedding_failure is not None:
+                    self._send(fake.embedding_failure.status, {"error": {"message": "fake failure"}})
+                    return
+                from memoryapp.embeddings import LocalMiniLM
+
+                texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
+                vectors = _local_model(LocalMiniLM).embed(texts)
+                as_base64 = body.get("encoding_format") == "base64"
+                data = [
+                    {
+                        "object": "embedding",
+                        "index": i,
+                        "embedding": base64.b64encode(v.astype(np.float32).tobytes()).decode()
+                        if as_base64
+                        else v.tolist(),
+                    }
+                    for i, v in enumerate(vectors)
+                ]
+                self._send(
+                    200,
+                    {
+                        "object": "list",
+                        "data": data,
+                        "model": body.get("model"),
+                        "usage": {"prompt_tokens": 1, "total_tokens": 1},
+                    },
+                )
+
+        return Handler
+
+
+_model_lock = threading.Lock()
+_model: Any = None
+
+
+def _local_model(cls: Any) -> Any:
+    global _model
+    with _model_lock:
+        if _model is None:
+            _model = cls()
+        return _model

@@ -1,0 +1,187 @@
+import json
+
+import pytest
+
+from chat.models import Turn
+from chat.services import turn_append
+from memoryapp.hashing import content_hash
+from memoryapp.llm import ModelUnavailable
+from memoryapp.models import Memory, MemoryEvidence
+from memoryapp.services import memory_soft_delete, remember
+from tests.factories import user_turn
+
+pytestmark = pytest.mark.django_db
+
+PRIYA = "Call me Priya, and I'm always in UTC."
+
+
+def live(user):
+    return Memory.objects.filter(user=user, deleted_at__isnull=True)
+
+
+def test_priya_turn_writes_facts_with_provenance(alice):
+    turn = user_turn(alice, PRIYA)
+
+    written = remember(alice, turn)
+
+    assert written == 2
+    rows = {m.text: m for m in live(alice)}
+    assert set(rows) == {"The user's name is Priya.", "The user's timezone is UTC."}
+    for memory in rows.values():
+        assert memory.source_conversation_id == turn.conversation_id
+        assert memory.source_turn_id == turn.pk
+        assert memory.embedding_model == "all-MiniLM-L6-v2"
+        assert len(memory.embedding) == 384
+        assert memory.content_hash == content_hash(memory.text)
+        evidence = MemoryEvidence.objects.get(memory=memory)
+        assert (evidence.turn_id, evidence.created) == (turn.pk, True)
+        assert evidence.gate_similarity >= 0.4
+
+
+def test_restated_fact_refreshes_last_seen_instead_of_adding_a_twin(alice):
+    first = user_turn(alice, PRIYA)
+    remember(alice, first)
+    before = {m.text: m.last_seen for m in live(alice)}
+
+    again = user_turn(alice, "Call me Priya -  and I'm always in UTC!")
+    assert remember(alice, again) == 2
+
+    assert live(alice).count() == 2
+    for memory in live(alice):
+        assert memory.last_seen > before[memory.text]
+        assert memory.times_seen == 2
+        assert memory.source_turn_id == first.pk  # provenance keeps the first source
+        assert list(memory.evidence.order_by("id").values_list("turn_id", "created")) == [
+            (first.pk, True),
+            (again.pk, False),
+        ]
+
+
+def test_running_remember_twice_on_one_turn_counts_it_once(alice):
+    turn = user_turn(alice, PRIYA)
+    remember(alice, turn)
+    remember(alice, turn)
+    assert [m.times_seen for m in live(alice)] == [1, 1]
+    assert MemoryEvidence.objects.filter(user=alice).count() == 2
+
+
+def test_restatement_after_delete_is_a_new_live_row_and_keeps_the_deleted_one(alice):
+    remember(alice, user_turn(alice, "I'm vegetarian."))
+    original = live(alice).get()
+    memory_soft_delete(user=alice, memory_id=original.pk)
+    assert not live(alice).exists()
+
+    remember(alice, user_turn(alice, "I'm vegetarian."))
+
+    rows = Memory.objects.filter(user=alice).order_by("id")
+    assert [(m.pk == original.pk, m.text, m.deleted_at is None) for m in rows] == [
+        (True, "The user is vegetarian.", False),
+        (False, "The user is vegetarian.", True),
+    ]
+
+
+def test_invented_fact_is_rejected_by_the_gate(alice, fake_llm):
+    fake_llm.facts("The user's name is Dr. Alvarez.")
+    assert remember(alice, user_turn(alice, PRIYA)) == 0
+    assert not Memory.objects.filter(user=alice).exists()
+
+
+def test_gate_keeps_the_true_fact_and_drops_the_invented_one(alice, fake_llm):
+    fake_llm.facts("Priya prefers UTC.", "The user's name is Dr. Alvarez.")
+    assert remember(alice, user_turn(alice, PRIYA)) == 1
+    assert list(live(alice).values_list("text", flat=True)) == ["Priya prefers UTC."]
+
+
+def test_extraction_request_carries_the_turn_and_the_instructions(alice, fake_llm):
+    fake_llm.facts("Priya prefers UTC.")
+    remember(alice, user_turn(alice, PRIYA))
+    (request,) = fake_llm.chat_requests()
+    messages = request["body"]["messages"]
+    assert messages[0]["role"] == "system" and "at most 2" in messages[0]["content"]
+    assert messages[-1] == {"role": "user", "content": PRIYA}
+
+
+def test_at_most_two_facts_are_kept_per_turn(alice, fake_llm):
+    turn = "I live in Lisbon, I work at Acme as a data engineer, and I'm vegetarian."
+    fake_llm.facts("The user lives in Lisbon.", "The user works at Acme.", "The user is vegetarian.")
+    assert remember(alice, user_turn(alice, turn)) == 2
+    assert live(alice).count() == 2
+
+
+@pytest.mark.parametrize(
+    "turn",
+    [
+        "hi there, how are you?",
+        "Good morning!",
+        "thanks, that was helpful",
+        "What timezone am I in?",
+        "Can you summarise this article for me?",
+        "You are a great assistant.",
+        "Your answers are too long.",
+        "My colleague Dr. Alvarez prefers tea.",
+        "My sister lives in Berlin.",
+        "I would love to visit Japan someday.",
+        "ok",
+        "   ",
+    ],
+)
+def test_small_talk_questions_and_other_people_write_nothing(alice, turn):
+    assert remember(alice, user_turn(alice, turn)) == 0
+    assert not Memory.objects.filter(user=alice).exists()
+
+
+def test_assistant_turns_are_never_a_source(alice):
+    turn = user_turn(alice, "hello")
+    reply = turn_append(user=alice, conversation=turn.conversation, role=Turn.Role.ASSISTANT, content=PRIYA)
+    assert remember(alice, reply) == 0
+    assert not Memory.objects.exists()
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "this is not json",
+        '{"facts": "The user lives in Lisbon."}',
+        '{"facts": [{"text": "The user lives in Lisbon."}]}',
+        "[1, 2, 3]",
+        "null",
+        "",
+        json.dumps({"facts": ["The user lives in Lisbon."] * 50}),
+        json.dumps({"facts": ["x" * 10_000]}),
+    ],
+    ids=["prose", "string", "objects", "numbers", "null", "empty", "fifty-facts", "ten-kb-fact"],
+)
+def test_malformed_extractor_output_yields_no_facts_and_no_exception(alice, fake_llm, content):
+    fake_llm.reply(content)
+    assert remember(alice, user_turn(alice, "I live in Lisbon.")) == 0
+    assert not Memory.objects.exists()
+
+
+def test_control_characters_are_stripped_from_facts(alice, fake_llm):
+    fake_llm.facts("The user lives\x00 in\x1b Lisbon.")
+    assert remember(alice, user_turn(alice, "I live in Lisbon.")) == 1
+    assert live(alice).get().text == "The user lives in Lisbon."
+
+
+def test_model_failure_raises_and_writes_nothing(alice, fake_llm):
+    fake_llm.fail(500)
+    turn = user_turn(alice, "I live in Lisbon.")
+    with pytest.raises(ModelUnavailable):
+        remember(alice, turn)
+    assert not Memory.objects.exists()
+    # the turn itself is untouched and the write can be retried
+    fake_llm.facts("The user lives in Lisbon.")
+    assert remember(alice, turn) == 1
+
+
+def test_a_turn_of_another_user_is_refused(alice, bob):
+    turn = user_turn(alice, PRIYA)
+    with pytest.raises(PermissionError):
+        remember(bob, turn)
+    assert not Memory.objects.exists()
+
+
+def test_content_hash_ignores_case_spacing_width_and_trailing_punctuation():
+    assert content_hash("The user's name is Priya.") == content_hash("  the USER'S name   is priya!! ")
+    assert content_hash("The user uses ＭａｃＢｏｏｋ.") == content_hash("the user uses macbook")
+    assert content_hash("The user lives in Lisbon.") != content_hash("The user lives in Porto.")
