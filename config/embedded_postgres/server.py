@@ -8,6 +8,7 @@ this checkout uses one inside `.data/`, whatever the caller's environment says.
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 from pathlib import Path
@@ -32,6 +33,26 @@ def _import_pgserver(runtime_dir: Path) -> Any:
     return pgserver
 
 
+def _forget_dead_handles(pgserver: Any, pgdata: Path) -> None:
+    """Drop handles of processes that died without cleaning up (SIGKILL, a crash).
+
+    pgserver stops the server when the last handle is released, so one stale pid would
+    keep the server running after every real user of it has gone.
+    """
+    import psutil
+
+    handles = pgdata / ".handle_pids.json"
+    if not handles.exists():
+        return
+    with pgserver.postgres_server.PostgresServer._lock:
+        try:
+            pids = json.loads(handles.read_text())
+        except ValueError:
+            pids = []  # a write cut short by a kill; pgserver cannot read it either
+        alive = [pid for pid in pids if psutil.pid_exists(pid)]
+        handles.write_text(json.dumps(alive))
+
+
 def socket_dir(data_root: Path) -> str:
     """Start the server if needed and return the folder holding its socket."""
     global _server
@@ -39,6 +60,7 @@ def socket_dir(data_root: Path) -> str:
         if _server is None:
             pgserver = _import_pgserver(data_root / "run")
             pgdata = data_root / "postgres"
+            _forget_dead_handles(pgserver, pgdata)
             _server = pgserver.get_server(pgdata, cleanup_mode="stop")
         info = _server.get_postmaster_info()
         return str(info.socket_dir)
