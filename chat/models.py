@@ -39,8 +39,22 @@ class Turn(models.Model):
     # Denormalised from the conversation so every statement on turns carries the owner.
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="turns")
     seq = models.PositiveIntegerField()
+
+    class MemoryState(models.TextChoices):
+        """Where the durable-memory write for a user turn stands."""
+
+        PENDING = "pending", "Not yet processed"
+        QUEUED = "queued", "Queued"
+        DONE = "done", "Processed"
+        FAILED = "failed", "Failed (can be retried)"
+        NOT_APPLICABLE = "", "Not a user turn"
+
     role = models.CharField(max_length=16, choices=Role.choices)
     content = models.TextField()
+    # On an assistant turn: the user turn it answers, and the model that wrote it.
+    reply_to = models.OneToOneField("self", on_delete=models.CASCADE, null=True, blank=True, related_name="reply")
+    model_name = models.CharField(max_length=100, blank=True)
+    memory_state = models.CharField(max_length=16, choices=MemoryState.choices, blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -147,3 +147,11 @@ MEMORY_RECALL_FLOOR = env_str("MEMORY_RECALL_FLOOR")
 MEMORY_RECALL_K = env_int("MEMORY_RECALL_K", 5)
 MEMORY_MAX_FACTS_PER_TURN = 2
 MEMORY_MAX_FACT_CHARS = 300
+
+# --- Chat -----------------------------------------------------------------------------------
+# The request's context window: system prompt, head summary, recalled memories, then as many
+# recent turns as fit. Older turns are folded into the head summary; the log keeps them all.
+CHAT_CONTEXT_TOKENS = env_int("CHAT_CONTEXT_TOKENS", 3000)
+CHAT_MAX_RECENT_TURNS = env_int("CHAT_MAX_RECENT_TURNS", 20)
+CHAT_SUMMARY_MAX_CHARS = 2000
+CHAT_MAX_TURN_CHARS = 8000

@@ -16,7 +16,7 @@ from typing import Protocol
 import numpy as np
 from django.conf import settings
 
-from memoryapp.llm import ModelUnavailable, openai_client
+from memoryapp.llm import ModelUnavailable, endpoint_errors, openai_client
 
 logger = logging.getLogger(__name__)
 
@@ -80,11 +80,10 @@ class EndpointEmbedder:
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, 0), dtype=np.float32)
-        import openai
 
         try:
             response = self._client.embeddings.create(model=self.name, input=list(texts))
-        except openai.OpenAIError as exc:
+        except endpoint_errors() as exc:
             raise ModelUnavailable(f"embedding endpoint failed: {exc.__class__.__name__}") from exc
         rows = sorted(response.data, key=lambda item: item.index)
         if len(rows) != len(texts):

@@ -16,7 +16,7 @@ from typing import Any
 
 from django.conf import settings
 
-from memoryapp.llm import ModelUnavailable, openai_client
+from memoryapp.llm import ModelUnavailable, endpoint_errors, openai_client
 from memoryapp.rules import extract_facts_by_rules
 
 logger = logging.getLogger(__name__)
@@ -72,7 +72,6 @@ def _parse_model_facts(content: str | None) -> list[str]:
 
 
 def _extract_with_model(text: str) -> list[str]:
-    import openai
 
     client = openai_client()
     try:
@@ -85,7 +84,7 @@ def _extract_with_model(text: str) -> list[str]:
             temperature=0,
             response_format={"type": "json_object"},
         )
-    except openai.OpenAIError as exc:
+    except endpoint_errors() as exc:
         raise ModelUnavailable(f"extraction failed: {exc.__class__.__name__}") from exc
     try:
         content = response.choices[0].message.content

@@ -14,6 +14,17 @@ class ModelUnavailable(Exception):
     """The model endpoint failed (timeout, refused, error status, or an unusable answer)."""
 
 
+def endpoint_errors() -> tuple[type[BaseException], ...]:
+    """What a call to the endpoint can raise when the endpoint, not our code, is at fault.
+
+    Besides the client's own errors, a body that is not the JSON it promised (an HTML page
+    from a proxy, a truncated answer) surfaces as a ValueError or a validation error.
+    """
+    import openai
+
+    return (openai.OpenAIError, ValueError, KeyError, TypeError)
+
+
 def openai_client(*, timeout: float | None = None) -> openai.OpenAI:
     import openai
 

@@ -72,3 +72,66 @@ def memory_list(*, user: AbstractBaseUser, include_deleted: bool = False):
     """The user's memories, newest first."""
     queryset = Memory.objects.filter(user=user).defer("embedding").order_by("-created_at", "-id")
     return queryset if include_deleted else queryset.filter(deleted_at__isnull=True)
+
+
+def evidence_for_turns(*, user: AbstractBaseUser, turn_ids: Sequence[int]):
+    """What each of these user turns wrote to memory (created or refreshed), by turn."""
+    from memoryapp.models import MemoryEvidence
+
+    rows = (
+        MemoryEvidence.objects.filter(user=user, turn_id__in=list(turn_ids))
+        .select_related("memory")
+        .defer("memory__embedding")
+        .order_by("turn_id", "id")
+    )
+    by_turn: dict[int, list] = {}
+    for row in rows:
+        by_turn.setdefault(row.turn_id, []).append(row)
+    return by_turn
+
+
+def recalls_for_replies(*, user: AbstractBaseUser, reply_ids: Sequence[int]):
+    """The memories each of these assistant replies was given, by reply, in rank order."""
+    from memoryapp.models import MemoryRecall
+
+    rows = (
+        MemoryRecall.objects.filter(user=user, reply_turn_id__in=list(reply_ids))
+        .select_related("memory")
+        .defer("memory__embedding")
+        .order_by("reply_turn_id", "rank")
+    )
+    by_reply: dict[int, list] = {}
+    for row in rows:
+        by_reply.setdefault(row.reply_turn_id, []).append(row)
+    return by_reply
+
+
+@dataclass(frozen=True)
+class MemoryTrace:
+    memory: Memory
+    evidence: list  # every statement, first one first
+    recalls: list  # every reply it was put into, newest first
+
+
+def memory_trace(*, user: AbstractBaseUser, memory_id: int) -> MemoryTrace:
+    """A memory of this user (live or deleted) with its evidence and recalls, or 404."""
+    from django.shortcuts import get_object_or_404
+
+    from memoryapp.models import MemoryEvidence, MemoryRecall
+
+    memory = get_object_or_404(
+        Memory.objects.defer("embedding").select_related("source_conversation", "source_turn"),
+        pk=memory_id,
+        user=user,
+    )
+    evidence = list(
+        MemoryEvidence.objects.filter(memory=memory, user=user)
+        .select_related("conversation", "turn")
+        .order_by("created_at", "id")
+    )
+    recalls = list(
+        MemoryRecall.objects.filter(memory=memory, user=user)
+        .select_related("conversation", "reply_turn", "probe_turn")
+        .order_by("-created_at", "-id")
+    )
+    return MemoryTrace(memory=memory, evidence=evidence, recalls=recalls)

@@ -155,3 +155,26 @@ def memory_soft_delete(*, user: AbstractBaseUser, memory_id: int) -> Memory:
         memory.deleted_at = timezone.now()
         memory.save(update_fields=["deleted_at", "updated_at"])
     return memory
+
+
+def recall_log(*, user: AbstractBaseUser, probe_turn: Turn, reply_turn: Turn, recalled: list) -> None:
+    """Record which memories went into a reply, with similarity and rank, for incident review."""
+    from memoryapp.models import MemoryRecall
+
+    if reply_turn.user_id != user.pk or probe_turn.user_id != user.pk:
+        raise PermissionError("recall_log() was given a turn that belongs to another user")
+    MemoryRecall.objects.bulk_create(
+        [
+            MemoryRecall(
+                memory_id=item.memory.pk,
+                user=user,
+                conversation_id=reply_turn.conversation_id,
+                probe_turn=probe_turn,
+                reply_turn=reply_turn,
+                similarity=item.similarity,
+                rank=item.rank,
+            )
+            for item in recalled
+            if item.memory.user_id == user.pk
+        ]
+    )

@@ -1,0 +1,21 @@
+from django import forms
+from django.conf import settings
+
+
+class TurnForm(forms.Form):
+    content = forms.CharField(
+        strip=True,
+        widget=forms.Textarea(attrs={"rows": 2, "placeholder": "Say something…", "autofocus": True}),
+        error_messages={"required": "Say something first: an empty message was not sent."},
+    )
+
+    def clean_content(self) -> str:
+        content = self.cleaned_data["content"]
+        limit = settings.CHAT_MAX_TURN_CHARS
+        if len(content) > limit:
+            raise forms.ValidationError(
+                f"Messages are limited to {limit:,} characters; this one has {len(content):,}. Nothing was sent."
+            )
+        if "\x00" in content:
+            raise forms.ValidationError("The message contains a NUL character, which cannot be stored.")
+        return content

@@ -1,0 +1,121 @@
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth import login
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.forms import UserCreationForm
+from django.core.paginator import Paginator
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django_htmx.http import reswap, retarget
+
+from chat.forms import TurnForm
+from chat.selectors import conversation_get, conversation_list, conversation_turns, turn_views, user_turn_get
+from chat.services import chat_reply, chat_user_turn, conversation_create, memory_write_enqueue
+
+DETAIL = "chat/conversation_detail.html"
+
+
+def _turn_url(conversation, seq: int) -> str:
+    return reverse("chat:conversation_detail", args=[conversation.public_id]) + f"#turn-{seq}"
+
+
+@require_http_methods(["GET", "POST"])
+def signup(request: HttpRequest) -> HttpResponse:
+    if request.user.is_authenticated:
+        return redirect("chat:conversation_list")
+    form = UserCreationForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        user = form.save()
+        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        return redirect("chat:conversation_list")
+    return render(request, "registration/signup.html", {"form": form}, status=400 if form.errors else 200)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def conversation_list_view(request: HttpRequest) -> HttpResponse:
+    if request.method == "POST":
+        conversation = conversation_create(user=request.user)
+        return redirect("chat:conversation_detail", public_id=conversation.public_id)
+    page = Paginator(conversation_list(user=request.user), 25).get_page(request.GET.get("page"))
+    return render(request, "chat/conversation_list.html", {"page": page})
+
+
+@login_required
+@require_GET
+def conversation_detail(request: HttpRequest, public_id: str) -> HttpResponse:
+    conversation = conversation_get(user=request.user, public_id=public_id)
+    context = {
+        "conversation": conversation,
+        "turns": conversation_turns(user=request.user, conversation=conversation),
+        "form": TurnForm(),
+        "highlight": request.GET.get("turn"),
+    }
+    return render(request, DETAIL, context)
+
+
+@login_required
+@require_POST
+def turn_create(request: HttpRequest, public_id: str) -> HttpResponse:
+    """Store the user's turn. With htmx, answer with the turn and a placeholder that asks for
+    the reply; without JavaScript, produce the reply here and go back to the page."""
+    conversation = conversation_get(user=request.user, public_id=public_id)
+    form = TurnForm(request.POST)
+    if not form.is_valid():
+        if request.htmx:
+            response = render(request, f"{DETAIL}#composer-errors", {"form": form}, status=422)
+            return reswap(retarget(response, "#composer-errors"), "outerHTML")
+        context = {
+            "conversation": conversation,
+            "turns": conversation_turns(user=request.user, conversation=conversation),
+            "form": form,
+        }
+        return render(request, DETAIL, context, status=400)
+
+    turn = chat_user_turn(user=request.user, conversation=conversation, content=form.cleaned_data["content"])
+    if request.htmx:
+        (view,) = turn_views(user=request.user, turns=[turn])
+        return render(request, f"{DETAIL}#turn", {"conversation": conversation, "tv": view, "pending": True})
+    outcome = chat_reply(user=request.user, user_turn=turn)
+    if outcome.error:
+        messages.error(request, f"{outcome.error} Your message was saved; use Retry to ask again.")
+    return redirect(_turn_url(conversation, turn.seq))
+
+
+@login_required
+@require_POST
+def turn_reply(request: HttpRequest, public_id: str, seq: int) -> HttpResponse:
+    """The assistant's reply to one user turn (made once; asking again returns the same one)."""
+    conversation = conversation_get(user=request.user, public_id=public_id)
+    user_turn = user_turn_get(user=request.user, conversation=conversation, seq=seq)
+    outcome = chat_reply(user=request.user, user_turn=user_turn)
+    if not request.htmx:
+        if outcome.error:
+            messages.error(request, f"{outcome.error} Your message was saved; use Retry to ask again.")
+        return redirect(_turn_url(conversation, seq))
+    views = turn_views(user=request.user, turns=[user_turn] + ([outcome.reply] if outcome.reply else []))
+    context = {
+        "conversation": conversation,
+        "tv": views[0],
+        "reply": views[1] if outcome.reply else None,
+        "error": outcome.error,
+    }
+    return render(request, f"{DETAIL}#reply-result", context)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def turn_memory(request: HttpRequest, public_id: str, seq: int) -> HttpResponse:
+    """What a user turn did to memory; POST retries a failed memory write."""
+    conversation = conversation_get(user=request.user, public_id=public_id)
+    user_turn = user_turn_get(user=request.user, conversation=conversation, seq=seq)
+    if request.method == "POST":
+        memory_write_enqueue(user=request.user, turn=user_turn, retry=True)
+        user_turn.refresh_from_db(fields=["memory_state"])
+        if not request.htmx:
+            return redirect(_turn_url(conversation, seq))
+    (view,) = turn_views(user=request.user, turns=[user_turn])
+    return render(request, f"{DETAIL}#notice", {"conversation": conversation, "tv": view})

@@ -1,0 +1,200 @@
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from chat.models import Turn
+from chat.services import chat_reply, chat_user_turn, conversation_create
+from memoryapp.models import Memory
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+PRIYA = "Call me Priya, and I'm always in UTC."
+HTMX = {"HTTP_HX_REQUEST": "true"}
+
+
+@pytest.fixture
+def alice_client(alice) -> Client:
+    client = Client()
+    client.force_login(alice)
+    return client
+
+
+@pytest.fixture
+def bob_client(bob) -> Client:
+    client = Client()
+    client.force_login(bob)
+    return client
+
+
+@pytest.fixture
+def alices_conversation(alice):
+    conversation = conversation_create(user=alice)
+    turn = chat_user_turn(user=alice, conversation=conversation, content=PRIYA)
+    chat_reply(user=alice, user_turn=turn)
+    return conversation
+
+
+def _urls(conversation, memory_id):
+    pid = conversation.public_id
+    return [
+        ("get", reverse("chat:conversation_detail", args=[pid])),
+        ("post", reverse("chat:turn_create", args=[pid])),
+        ("post", reverse("chat:turn_reply", args=[pid, 1])),
+        ("get", reverse("chat:turn_memory", args=[pid, 1])),
+        ("post", reverse("chat:turn_memory", args=[pid, 1])),
+        ("get", reverse("memoryapp:memory_detail", args=[memory_id])),
+    ]
+
+
+def test_every_chat_page_needs_a_login(alices_conversation):
+    memory = Memory.objects.first()
+    anonymous = Client()
+    for method, url in [("get", reverse("chat:conversation_list")), *_urls(alices_conversation, memory.pk)]:
+        response = getattr(anonymous, method)(url, {"content": "hi"} if method == "post" else None)
+        assert response.status_code == 302, url
+        assert response["Location"].startswith(reverse("login")), url
+
+
+def test_another_users_conversation_turns_and_memories_are_404(alices_conversation, bob_client):
+    memory = Memory.objects.first()
+    for method, url in _urls(alices_conversation, memory.pk):
+        response = getattr(bob_client, method)(url, {"content": "hi"} if method == "post" else None)
+        assert response.status_code == 404, url
+    assert Turn.objects.filter(conversation=alices_conversation).count() == 2  # nothing was added
+
+
+def test_conversation_list_shows_only_the_owners_conversations(alices_conversation, bob_client, alice_client):
+    assert alices_conversation.public_id in alice_client.get("/").content.decode()
+    assert alices_conversation.public_id not in bob_client.get("/").content.decode()
+
+
+def test_new_conversation_button_creates_one_and_opens_it(alice_client, alice):
+    response = alice_client.post(reverse("chat:conversation_list"))
+    conversation = alice.conversations.get()
+    assert response.status_code == 302
+    assert response["Location"] == reverse("chat:conversation_detail", args=[conversation.public_id])
+
+
+def test_htmx_post_appends_the_user_turn_and_asks_for_the_reply(alice_client, alice):
+    conversation = conversation_create(user=alice)
+    response = alice_client.post(reverse("chat:turn_create", args=[conversation.public_id]), {"content": PRIYA}, **HTMX)
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert 'id="turn-1"' in html and "Call me Priya" in html
+    assert f'hx-post="/c/{conversation.public_id}/turns/1/reply/"' in html and 'hx-trigger="load"' in html
+    assert "<html" not in html  # a fragment, not the page
+
+    reply = alice_client.post(reverse("chat:turn_reply", args=[conversation.public_id, 1]), **HTMX)
+    reply_html = reply.content.decode()
+    assert 'id="turn-2"' in reply_html and "Offline mode" in reply_html
+    assert 'id="notice-1" hx-swap-oob="true"' in reply_html
+    assert "Memory updated: saved" in reply_html and "The user&#x27;s timezone is UTC." in reply_html
+
+
+def test_plain_form_post_without_javascript_answers_and_redirects_to_the_turn(alice_client, alice):
+    conversation = conversation_create(user=alice)
+    url = reverse("chat:turn_create", args=[conversation.public_id])
+    response = alice_client.post(url, {"content": PRIYA})
+    assert response.status_code == 302
+    assert response["Location"].endswith("#turn-1")
+    page = alice_client.get(response["Location"]).content.decode()
+    assert "Call me Priya" in page and "Offline mode" in page and "Memory updated: saved" in page
+
+
+def test_memories_used_are_listed_under_the_reply_with_a_link(alice_client, alice, alices_conversation):
+    second = conversation_create(user=alice)
+    alice_client.post(reverse("chat:turn_create", args=[second.public_id]), {"content": "What timezone am I in?"})
+    page = alice_client.get(reverse("chat:conversation_detail", args=[second.public_id])).content.decode()
+    memory = Memory.objects.get(user=alice, text="The user's timezone is UTC.")
+    assert "Memories used (1)" in page
+    assert reverse("memoryapp:memory_detail", args=[memory.pk]) in page
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [("", "Say something first"), ("   \n ", "Say something first"), ("x" * 8001, "limited to 8,000 characters")],
+    ids=["empty", "whitespace", "too-long"],
+)
+def test_invalid_turns_are_rejected_with_a_message_and_nothing_is_saved(alice_client, alice, content, message):
+    conversation = conversation_create(user=alice)
+    url = reverse("chat:turn_create", args=[conversation.public_id])
+
+    page = alice_client.post(url, {"content": content})
+    fragment = alice_client.post(url, {"content": content}, **HTMX)
+
+    assert page.status_code == 400 and message in page.content.decode()
+    assert fragment.status_code == 422 and message in fragment.content.decode()
+    assert fragment["HX-Retarget"] == "#composer-errors"
+    assert not Turn.objects.filter(conversation=conversation).exists()
+
+
+def test_model_failure_shows_an_error_with_retry_and_never_a_500(alice_client, alice, fake_llm):
+    conversation = conversation_create(user=alice)
+    alice_client.post(reverse("chat:turn_create", args=[conversation.public_id]), {"content": "hello"}, **HTMX)
+    fake_llm.fail(503)
+    response = alice_client.post(reverse("chat:turn_reply", args=[conversation.public_id, 1]), **HTMX)
+
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert "The language model answered with an error (503)." in html and ">Retry</button>" in html
+    page = alice_client.get(reverse("chat:conversation_detail", args=[conversation.public_id])).content.decode()
+    assert "This message has no reply yet." in page and "hello" in page
+
+    fake_llm.reply("Hello again!")
+    retry = alice_client.post(reverse("chat:turn_reply", args=[conversation.public_id, 1]), **HTMX)
+    assert "Hello again!" in retry.content.decode()
+
+
+def test_plain_post_with_a_failing_model_keeps_the_turn_and_explains(alice_client, alice, fake_llm):
+    conversation = conversation_create(user=alice)
+    fake_llm.fail(500)
+    response = alice_client.post(
+        reverse("chat:turn_create", args=[conversation.public_id]), {"content": "hello"}, follow=True
+    )
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert "The language model answered with an error (500)." in html and "Your message was saved" in html
+    assert Turn.objects.filter(conversation=conversation, role="user").count() == 1
+
+
+def test_a_failed_memory_write_offers_a_retry_that_works(alice_client, alice, fake_llm):
+    conversation = conversation_create(user=alice)
+    fake_llm.reply("Noted.")
+    fake_llm.fail(500)
+    alice_client.post(reverse("chat:turn_create", args=[conversation.public_id]), {"content": "I live in Lisbon."})
+    page = alice_client.get(reverse("chat:conversation_detail", args=[conversation.public_id])).content.decode()
+    assert "Memory could not be updated" in page and "Retry memory" in page
+
+    fake_llm.facts("The user lives in Lisbon.")
+    response = alice_client.post(reverse("chat:turn_memory", args=[conversation.public_id, 1]), **HTMX)
+    assert "Memory updated: saved" in response.content.decode()
+
+
+def test_conversation_page_queries_do_not_grow_with_turns(alice_client, alice, django_assert_max_num_queries):
+    conversation = conversation_create(user=alice)
+    for n in range(15):
+        turn = chat_user_turn(user=alice, conversation=conversation, content=f"I like topic {n}.")
+        chat_reply(user=alice, user_turn=turn)
+    with django_assert_max_num_queries(10):
+        response = alice_client.get(reverse("chat:conversation_detail", args=[conversation.public_id]))
+    assert response.content.decode().count('class="turn ') == 30
+
+
+def test_memory_detail_shows_provenance_and_the_replies_it_went_into(alice_client, alice, alices_conversation):
+    second = conversation_create(user=alice)
+    alice_client.post(reverse("chat:turn_create", args=[second.public_id]), {"content": "What timezone am I in?"})
+    memory = Memory.objects.get(user=alice, text="The user's timezone is UTC.")
+    page = alice_client.get(reverse("memoryapp:memory_detail", args=[memory.pk])).content.decode()
+    assert f"{alices_conversation.public_id}, turn #1" in page
+    assert f"/c/{alices_conversation.public_id}/?turn=1#turn-1" in page
+    assert f"{second.public_id} #2" in page and "rank 1" in page
+
+
+def test_signup_logs_in_and_opens_the_conversations(client, django_user_model):
+    response = client.post(
+        reverse("signup"),
+        {"username": "carol", "password1": "a-long-passphrase-91", "password2": "a-long-passphrase-91"},
+    )
+    assert response.status_code == 302
+    assert client.get("/").status_code == 200
+    assert django_user_model.objects.filter(username="carol").exists()
