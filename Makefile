@@ -11,7 +11,7 @@ PYTHON ?= $(shell for c in python3 python3.13 python3.12 python; do \
 	  if command -v $$c >/dev/null 2>&1 && $$c -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2>/dev/null; then \
 	    command -v $$c; break; fi; done)
 
-.PHONY: run test setup lint migrate demo-user
+.PHONY: run test setup browser lint migrate demo-user
 
 setup: $(STAMP)
 
@@ -34,7 +34,16 @@ demo-user: migrate
 run: demo-user
 	$(PY) manage.py runserver 127.0.0.1:8000
 
-test: setup
+# Browser tests drive Debian's chromium (Playwright's own browser download is never used).
+browser:
+	@if ! command -v chromium >/dev/null 2>&1; then \
+	  echo "Installing Debian's chromium for the browser tests"; \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null \
+	    || { echo "error: could not install chromium (apt-get install chromium)" >&2; exit 1; }; \
+	fi
+
+test: setup browser
 	$(PY) -m pytest
 
 lint: setup
