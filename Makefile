@@ -48,3 +48,36 @@ test: setup browser
 
 lint: setup
 	$(VENV)/bin/ruff check .
+
+# `make bench` runs the memory benchmark (BENCHMARKS.md): our figures at 100k and 1M memories
+# and mem0 2.2.1 side by side at 100k. mem0 lives in its own Python 3.11 venv, because
+# torch 2.13.0 (CPU) is on this disk only for 3.11; torch is pinned first so that
+# sentence-transformers never pulls a CUDA build. `make bench-drop` frees the databases.
+MEM0_VENV := .venv-mem0
+MEM0_STAMP := $(MEM0_VENV)/.installed
+PYTHON311 ?= $(shell command -v python3.11 2>/dev/null)
+BENCH_ARGS ?= --sizes 100k,1m --mem0 100k --explain --json .data/bench/results.json
+
+.PHONY: bench bench-setup bench-smoke bench-drop
+
+bench-setup: setup $(MEM0_STAMP)
+
+$(MEM0_STAMP): requirements-bench.txt
+	@if [ -z "$(PYTHON311)" ]; then \
+	  echo "error: python3.11 is required for the mem0 venv (torch 2.13.0 CPU); none found on PATH." >&2; exit 1; fi
+	$(PYTHON311) -m venv $(MEM0_VENV)
+	$(MEM0_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(MEM0_VENV)/bin/python -m pip install --quiet torch==2.13.0
+	$(MEM0_VENV)/bin/python -m pip install --quiet -r requirements-bench.txt
+	touch $(MEM0_STAMP)
+
+bench: bench-setup
+	mkdir -p .data/bench
+	$(PY) manage.py bench_memory $(BENCH_ARGS)
+
+bench-smoke: setup
+	$(PY) manage.py bench_memory --smoke
+
+bench-drop: setup
+	$(PY) manage.py bench_memory --drop
+	rm -rf .data/bench

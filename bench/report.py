@@ -1,0 +1,100 @@
+"""The final table, as Markdown (printed by the command and pasted into BENCHMARKS.md)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bench.runner import Results
+
+
+def _ms(stats: dict[str, float], key: str) -> str:
+    return f"{stats[key]:.2f}" if stats.get("n") else "-"
+
+
+def _triple(stats: dict[str, float]) -> str:
+    return " / ".join(_ms(stats, key) for key in ("p50", "p95", "p99"))
+
+
+def _ratio(theirs: dict[str, float], ours: dict[str, float], key: str) -> str:
+    if not theirs.get("n") or not ours.get("n"):
+        return "-"
+    return f"{theirs[key] / ours[key]:.0f}x"
+
+
+def render(results: Results) -> str:
+    m = results.machine
+    lines = [
+        f"Machine: {m['cpus']} CPUs, {m['memory_gib']} GiB RAM, {m['platform']}, Python {m['python']}, "
+        f"PostgreSQL {m['postgresql']} + pgvector {m['pgvector']} (shared_buffers {m['shared_buffers']}). "
+        f"Load average at start {tuple(round(x, 2) for x in m['load_average_start'])}, "
+        f"at end {tuple(round(x, 2) for x in m.get('load_average_end', (0, 0, 0)))}. "
+        f"Run took {results.seconds:.0f} s.",
+        "",
+        "### Recall (k = 5; milliseconds, p50 / p95 / p99)",
+        "",
+        "| dataset | rows in table | rows of the user | probes | SQL | SQL server-side (EXPLAIN ANALYZE) "
+        "| recall without embedding | recall with embedding | exact (without / with embedding) |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in results.recall:
+        lines.append(
+            f"| {r.label} | {r.table_rows:,} | {r.user_rows:,} | {r.probes} | {_triple(r.sql)} | {_triple(r.server)} "
+            f"| {_triple(r.nearest)} | {_triple(r.recall)} | {r.exact_nearest:.3f} / {r.exact_recall:.3f} |"
+        )
+    if results.mem0:
+        lines += [
+            "",
+            "### Side by side with mem0 2.2.1 (same server, data, probes, model; milliseconds p50 / p95)",
+            "",
+            "| dataset | ours: SQL | mem0: pgvector query | ratio p50 / p95 | ours: whole recall | mem0: Memory.search "
+            "| ratio p50 / p95 | exact: ours | exact: mem0 query / search | mem0 rows returned of 5 | mem0 load |",
+            "|---|---|---|---|---|---|---|---|---|---|---|",
+        ]
+        ours = {r.label: r for r in results.recall}
+        for name, theirs in results.mem0.items():
+            if "error" in theirs:
+                lines.append(f"| {name} | mem0 did not run: {theirs['error']} |||||||||")
+                continue
+            r = ours[name]
+            vs, s = theirs["vector_search"], theirs["search"]
+            load = theirs["load"]
+            load_text = "reused" if load.get("reused") else f"{load['memories_per_second']:.0f} memories/s"
+            lines.append(
+                f"| {name} | {_ms(r.sql, 'p50')} / {_ms(r.sql, 'p95')} | {_ms(vs, 'p50')} / {_ms(vs, 'p95')} "
+                f"| {_ratio(vs, r.sql, 'p50')} / {_ratio(vs, r.sql, 'p95')} "
+                f"| {_ms(r.recall, 'p50')} / {_ms(r.recall, 'p95')} | {_ms(s, 'p50')} / {_ms(s, 'p95')} "
+                f"| {_ratio(s, r.recall, 'p50')} / {_ratio(s, r.recall, 'p95')} | {r.exact_recall:.3f} "
+                f"| {theirs['exact_vector_search']:.3f} / {theirs['exact_search']:.3f} "
+                f"| {theirs['mean_returned_vector_search']:.2f} / {theirs['mean_returned_search']:.2f} | {load_text} |"
+            )
+    if results.writes:
+        w: dict[str, Any] = results.writes
+        lines += [
+            "",
+            "### Write path: `remember` with the fixed rule extractor and the local embedding model",
+            "",
+            "| turns | facts | turns/s | facts/s | ms per turn | of which embedding (gate) | extraction "
+            "| turns/s without the model call (derived) |",
+            "|---|---|---|---|---|---|---|---|",
+            f"| {w['turns']} | {w['facts']} | {w['turns_per_second']:.0f} | {w['facts_per_second']:.0f} "
+            f"| {w['remember_ms_per_turn']:.2f} | {w['gate_ms_per_turn']:.2f} | {w['extract_ms_per_turn']:.3f} "
+            f"| {w['without_model_turns_per_second']:.0f} |",
+        ]
+    if results.embedding:
+        e = results.embedding
+        lines += [
+            "",
+            "### Embedding alone (all-MiniLM-L6-v2 int8 on onnxruntime)",
+            "",
+            f"| texts | single (texts/s) | batch of {e['batch_size']} (texts/s) |",
+            "|---|---|---|",
+            f"| {e['texts']} | {e['single_texts_per_second']:.0f} | {e['batch_texts_per_second']:.0f} |",
+        ]
+    return "\n".join(lines)
+
+
+def explain_section(results: Results) -> str:
+    parts = []
+    for r in results.recall:
+        parts += [f"#### {r.label} ({r.table_rows:,} rows, user with {r.user_rows:,})", "", "```", r.explain, "```", ""]
+    return "\n".join(parts)

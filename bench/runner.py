@@ -1,0 +1,150 @@
+"""The whole benchmark: datasets, our read path, mem0 side by side, the write path, the table.
+
+Pending (not measured, not in the table): the memory page and GET /api/memories/ for a user
+with 10,000 memories, and the per-turn overhead of chat without the model call. Each will
+be one more `measure_*` function here and one more section in `report.py`.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.conf import settings
+from django.db import connection
+
+from bench import database
+from bench.mem0_runner import mem0_available, run_mem0
+from bench.recall_bench import RecallResult, measure_recall
+from bench.seed import ensure_seeded, stored_vectors_match
+from bench.synthetic import HEAVY_USER_INDEX, Dataset, probe_texts
+from bench.write_bench import measure_embedding, measure_writes
+
+DATASETS = {
+    "100k": Dataset("100k", users=1_000, per_user=100),
+    "1m": Dataset("1m", users=10_000, per_user=100, heavy=100_000),
+    "smoke": Dataset("smoke", users=30, per_user=100, heavy=2_000),
+}
+WRITE_DATABASE = database.PREFIX + "write"
+
+
+@dataclass
+class Options:
+    sizes: list[str]
+    probes: int = 1000
+    heavy_probes: int = 200
+    k: int = 5
+    mem0_sizes: list[str] = field(default_factory=list)
+    mem0_reload: bool = False
+    write_users: int = 25
+    embed_texts: int = 512
+    reseed: bool = False
+    progress: bool = True
+
+
+@dataclass
+class Results:
+    machine: dict[str, Any]
+    recall: list[RecallResult] = field(default_factory=list)
+    mem0: dict[str, Any] = field(default_factory=dict)
+    writes: dict[str, Any] = field(default_factory=dict)
+    embedding: dict[str, Any] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "machine": self.machine,
+            "recall": [r.as_dict() for r in self.recall],
+            "mem0": self.mem0,
+            "writes": self.writes,
+            "embedding": self.embedding,
+            "seconds": self.seconds,
+        }
+
+
+def machine() -> dict[str, Any]:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT current_setting('server_version'), extversion FROM pg_extension WHERE extname='vector'")
+        row = cursor.fetchone()
+        server, pgvector = row if row else (connection.pg_version, "?")
+        cursor.execute("SHOW shared_buffers")
+        shared_buffers = cursor.fetchone()[0]
+    memory_gib = 0.0
+    try:
+        with open("/proc/meminfo") as meminfo:
+            memory_gib = int(meminfo.readline().split()[1]) / 1024 / 1024
+    except OSError:
+        pass
+    return {
+        "cpus": os.cpu_count(),
+        "memory_gib": round(memory_gib, 1),
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "postgresql": server,
+        "pgvector": pgvector,
+        "shared_buffers": shared_buffers,
+        "load_average_start": os.getloadavg(),
+    }
+
+
+def _say(progress: bool, message: str) -> None:
+    if progress:
+        print(message, flush=True)
+
+
+def run(options: Options) -> Results:
+    started = time.perf_counter()
+    debug, settings.DEBUG = settings.DEBUG, False  # no query log: production runs without DEBUG
+    try:
+        results = Results(machine=machine())
+        for name in options.sizes:
+            dataset = DATASETS[name]
+            with database.using_database(database.PREFIX + name):
+                users, seeded = ensure_seeded(dataset, reseed=options.reseed, progress=options.progress)
+                _say(options.progress, f"{name}: {'seeded' if seeded else 'reused'} {dataset.rows:,} memories")
+                sample = [0, dataset.users - 1] + ([HEAVY_USER_INDEX] if dataset.heavy else [])
+                assert all(stored_vectors_match(dataset, i, users[i]) for i in sample), "stored data differs"
+                regular = measure_recall(
+                    dataset, users, label=name, probes=options.probes, k=options.k, progress=options.progress
+                )
+                results.recall.append(regular)
+                if dataset.heavy:
+                    results.recall.append(
+                        measure_recall(
+                            dataset,
+                            users,
+                            label=f"{name} heavy user",
+                            probes=options.heavy_probes,
+                            k=options.k,
+                            heavy=True,
+                            progress=options.progress,
+                        )
+                    )
+            if name in options.mem0_sizes:
+                available, why = mem0_available()
+                if not available:
+                    results.mem0[name] = {"error": why}
+                    continue
+                results.mem0[name] = run_mem0(
+                    dataset,
+                    regular.probe_set,
+                    label=name,
+                    k=options.k,
+                    reload=options.mem0_reload,
+                    progress=options.progress,
+                )
+        if options.write_users:
+            database.drop_database(WRITE_DATABASE)
+            with database.using_database(WRITE_DATABASE):
+                results.writes = measure_writes(users=options.write_users, progress=options.progress).as_dict()
+            database.drop_database(WRITE_DATABASE)
+        if options.embed_texts:
+            results.embedding = measure_embedding(probe_texts(options.embed_texts)).as_dict()
+        results.machine["load_average_end"] = os.getloadavg()
+        results.seconds = time.perf_counter() - started
+        return results
+    finally:
+        settings.DEBUG = debug

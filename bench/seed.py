@@ -1,0 +1,95 @@
+"""Load a synthetic dataset into the current database: users, then memories by binary COPY."""
+
+from __future__ import annotations
+
+import numpy as np
+from django.contrib.auth import get_user_model
+from django.db import connection
+from django.utils import timezone
+from pgvector.psycopg import register_vector
+from tqdm import tqdm
+
+from bench.synthetic import Dataset, memory_text, user_vectors, username
+from memoryapp.embeddings import LOCAL_MODEL_NAME
+from memoryapp.models import Memory
+
+# Synthetic rows are stored under the local model's name: they are unit vectors in its
+# 384-dimension space, so `recall` (which filters on the embedder's name) compares them.
+SYNTHETIC_MODEL = LOCAL_MODEL_NAME
+
+_COPY = (
+    f"COPY {Memory._meta.db_table} (user_id, text, embedding, embedding_model, content_hash, times_seen,"
+    " created_at, last_seen, updated_at) FROM STDIN WITH (FORMAT BINARY)"
+)
+_COPY_TYPES = ["int4", "text", "vector", "varchar", "varchar", "int4", "timestamptz", "timestamptz", "timestamptz"]
+
+
+def bench_users(dataset: Dataset) -> dict[int, int]:
+    """user index -> primary key, for the dataset's users that exist in this database."""
+    User = get_user_model()
+    wanted = {username(i): i for i in dataset.user_indexes()}
+    rows = User.objects.filter(username__startswith="bench-u").values_list("username", "pk")
+    return {wanted[name]: pk for name, pk in rows if name in wanted}
+
+
+def is_seeded(dataset: Dataset) -> bool:
+    users = bench_users(dataset)
+    if len(users) != len(dataset.user_indexes()):
+        return False
+    return Memory.objects.filter(embedding_model=SYNTHETIC_MODEL).count() == dataset.rows
+
+
+def seed(dataset: Dataset, *, progress: bool = True) -> dict[int, int]:
+    """Replace whatever bench data is in this database with `dataset`; return index -> pk."""
+    User = get_user_model()
+    Memory.objects.all().delete()
+    User.objects.filter(username__startswith="bench-u").delete()
+    User.objects.bulk_create(
+        (User(username=username(i), password="!") for i in dataset.user_indexes()),  # noqa: S106 - unusable
+        batch_size=5000,
+    )
+    users = bench_users(dataset)
+    connection.ensure_connection()
+    register_vector(connection.connection)
+    now = timezone.now()
+    with (
+        tqdm(total=dataset.rows, unit="row", desc=f"seed {dataset.name}", disable=not progress) as bar,
+        connection.connection.cursor() as cursor,
+        cursor.copy(_COPY) as copy,
+    ):
+        copy.set_types(_COPY_TYPES)
+        for index in dataset.user_indexes():
+            count = dataset.count_for(index)
+            vectors = user_vectors(dataset.seed, index, count)
+            pk = users[index]
+            for position in range(count):
+                copy.write_row(
+                    [pk, memory_text(index, position), vectors[position], SYNTHETIC_MODEL,
+                     f"{index:032x}{position:032x}", 1, now, now, now]
+                )  # fmt: skip
+            bar.update(count)
+    with connection.cursor() as cursor:
+        cursor.execute(f"{'ANALYZE' if connection.in_atomic_block else 'VACUUM ANALYZE'} {Memory._meta.db_table}")
+    return users
+
+
+def ensure_seeded(dataset: Dataset, *, reseed: bool = False, progress: bool = True) -> tuple[dict[int, int], bool]:
+    """Reuse the dataset when this database already holds exactly it; seed it otherwise."""
+    if not reseed and is_seeded(dataset):
+        return bench_users(dataset), False
+    return seed(dataset, progress=progress), True
+
+
+def stored_vectors_match(dataset: Dataset, user_index: int, pk: int) -> bool:
+    """The stored vectors of one user are the generated ones (guards the reuse of old data)."""
+    rows = list(
+        Memory.objects.filter(user_id=pk, embedding_model=SYNTHETIC_MODEL)
+        .order_by("id")
+        .values_list("text", "embedding")
+    )
+    expected = user_vectors(dataset.seed, user_index, dataset.count_for(user_index))
+    if len(rows) != len(expected):
+        return False
+    stored = np.array([np.asarray(vector, dtype=np.float32) for _, vector in rows])
+    order = [int(text.rsplit(" n", 1)[1]) for text, _ in rows]
+    return bool(np.allclose(stored, expected[order], atol=1e-6))

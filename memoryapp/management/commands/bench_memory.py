@@ -1,0 +1,61 @@
+"""`python manage.py bench_memory`: the memory benchmark (logic in the top-level `bench` package)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandParser
+
+
+class Command(BaseCommand):
+    help = (
+        "Seed separate benchmark databases with synthetic memories and measure recall latency and "
+        "exactness, write and embedding throughput, and mem0 side by side. See BENCHMARKS.md."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--sizes", default="100k,1m", help="datasets to measure: 100k, 1m (default: both)")
+        parser.add_argument("--smoke", action="store_true", help="a few thousand rows, a few probes, no mem0")
+        parser.add_argument("--probes", type=int, default=1000, help="probes per dataset (default 1000)")
+        parser.add_argument("--heavy-probes", type=int, default=200, help="probes for the heavy user (default 200)")
+        parser.add_argument("--mem0", default="100k", help="datasets to also load into mem0 ('' for none)")
+        parser.add_argument("--mem0-reload", action="store_true", help="reload mem0's data even if present")
+        parser.add_argument("--write-users", type=int, default=25, help="writers for the write path (40 turns each)")
+        parser.add_argument("--reseed", action="store_true", help="reseed our datasets even if present")
+        parser.add_argument("--json", type=Path, help="also write every figure to this JSON file")
+        parser.add_argument("--explain", action="store_true", help="also print one EXPLAIN ANALYZE per dataset")
+        parser.add_argument("--drop", action="store_true", help="drop every benchmark database and exit")
+
+    def handle(self, *args, **options) -> None:
+        from bench import database, report, runner
+
+        if options["drop"]:
+            for name in database.list_bench_databases():
+                database.drop_database(name)
+                self.stdout.write(f"dropped {name}")
+            return
+        if options["smoke"]:
+            opts = runner.Options(sizes=["smoke"], probes=50, heavy_probes=20, write_users=2, embed_texts=64)
+            opts.mem0_sizes = [s for s in options["mem0"].split(",") if s == "smoke"]
+        else:
+            sizes = [s.strip().lower() for s in options["sizes"].split(",") if s.strip()]
+            unknown = sorted(set(sizes) - set(runner.DATASETS))
+            if unknown:
+                self.stderr.write(f"unknown sizes {unknown}; choose from {sorted(runner.DATASETS)}")
+                return
+            opts = runner.Options(
+                sizes=sizes,
+                probes=options["probes"],
+                heavy_probes=options["heavy_probes"],
+                mem0_sizes=[s.strip().lower() for s in options["mem0"].split(",") if s.strip()],
+                write_users=options["write_users"],
+            )
+        opts.mem0_reload = options["mem0_reload"]
+        opts.reseed = options["reseed"]
+        results = runner.run(opts)
+        self.stdout.write(report.render(results))
+        if options["explain"]:
+            self.stdout.write("\n" + report.explain_section(results))
+        if options["json"]:
+            options["json"].write_text(json.dumps(results.as_dict(), indent=2, default=str))
