@@ -103,3 +103,30 @@ class MemoryRecall(models.Model):
 
     def __str__(self) -> str:
         return f"memory {self.memory_id} in reply {self.reply_turn_id} (rank {self.rank}, {self.similarity:.2f})"
+
+
+class MemoryEvent(models.Model):
+    """Append-only history of changes to a memory after it was written: who, what, when.
+
+    Corrections keep the text before and after, so a belief can be traced through edits.
+    """
+
+    class Action(models.TextChoices):
+        CORRECTED = "corrected", "Corrected"
+        DELETED = "deleted", "Deleted"
+        RESTORED = "restored", "Restored"
+
+    memory = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="events")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    actor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+")
+    action = models.CharField(max_length=16, choices=Action.choices)
+    old_text = models.TextField(blank=True)
+    new_text = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["user", "memory", "created_at"], name="event_user_memory_created")]
+        ordering = ["created_at", "id"]
+
+    def __str__(self) -> str:
+        return f"memory {self.memory_id} {self.action}"

@@ -68,10 +68,82 @@ def recall(user: AbstractBaseUser, probe: str, k: int | None = None, min_sim: fl
     )
 
 
-def memory_list(*, user: AbstractBaseUser, include_deleted: bool = False):
-    """The user's memories, newest first."""
-    queryset = Memory.objects.filter(user=user).defer("embedding").order_by("-created_at", "-id")
+def memory_list(*, user: AbstractBaseUser, text: str = "", include_deleted: bool = False):
+    """The user's memories, newest first, optionally filtered by a plain text match."""
+    queryset = (
+        Memory.objects.filter(user=user)
+        .select_related("source_conversation", "source_turn")
+        .defer("embedding")
+        .order_by("-created_at", "-id")
+    )
+    if text.strip():
+        queryset = queryset.filter(text__icontains=text.strip())
     return queryset if include_deleted else queryset.filter(deleted_at__isnull=True)
+
+
+SEARCH_K = 20
+
+
+def memory_search(*, user: AbstractBaseUser, probe: str, k: int = SEARCH_K) -> list[Recalled]:
+    """Semantic search over the user's own live memories: the read path, with its floor."""
+    return recall(user, probe, k=k)
+
+
+def memory_export(*, user: AbstractBaseUser) -> dict:
+    """Everything remembered about the user, with provenance, as plain data (no vectors)."""
+    from memoryapp.models import MemoryEvent, MemoryEvidence, MemoryRecall
+
+    memories = list(memory_list(user=user, include_deleted=True).order_by("created_at", "id"))
+    evidence: dict[int, list] = {}
+    for row in MemoryEvidence.objects.filter(user=user).select_related("conversation", "turn").order_by("id"):
+        evidence.setdefault(row.memory_id, []).append(
+            {
+                "conversation": row.conversation.public_id if row.conversation else None,
+                "turn": row.turn.seq if row.turn else None,
+                "turn_text": row.turn.content if row.turn else None,
+                "first_statement": row.created,
+                "similarity_to_turn": round(row.gate_similarity, 4),
+                "at": row.created_at.isoformat(),
+            }
+        )
+    recalls: dict[int, list] = {}
+    for row in MemoryRecall.objects.filter(user=user).select_related("conversation", "reply_turn").order_by("id"):
+        recalls.setdefault(row.memory_id, []).append(
+            {
+                "conversation": row.conversation.public_id,
+                "reply_turn": row.reply_turn.seq,
+                "similarity": round(row.similarity, 4),
+                "rank": row.rank,
+                "at": row.created_at.isoformat(),
+            }
+        )
+    events: dict[int, list] = {}
+    for row in MemoryEvent.objects.filter(user=user).order_by("id"):
+        events.setdefault(row.memory_id, []).append(
+            {"action": row.action, "old_text": row.old_text, "new_text": row.new_text, "at": row.created_at.isoformat()}
+        )
+    return {
+        "user": user.get_username(),
+        "memories": [
+            {
+                "id": m.pk,
+                "text": m.text,
+                "created_at": m.created_at.isoformat(),
+                "last_seen": m.last_seen.isoformat(),
+                "times_seen": m.times_seen,
+                "deleted_at": m.deleted_at.isoformat() if m.deleted_at else None,
+                "embedding_model": m.embedding_model,
+                "source": {
+                    "conversation": m.source_conversation.public_id if m.source_conversation else None,
+                    "turn": m.source_turn.seq if m.source_turn else None,
+                },
+                "evidence": evidence.get(m.pk, []),
+                "recalled_in": recalls.get(m.pk, []),
+                "history": events.get(m.pk, []),
+            }
+            for m in memories
+        ],
+    }
 
 
 def evidence_for_turns(*, user: AbstractBaseUser, turn_ids: Sequence[int]):
@@ -111,13 +183,14 @@ class MemoryTrace:
     memory: Memory
     evidence: list  # every statement, first one first
     recalls: list  # every reply it was put into, newest first
+    events: list  # corrections, deletes and restores, oldest first
 
 
 def memory_trace(*, user: AbstractBaseUser, memory_id: int) -> MemoryTrace:
     """A memory of this user (live or deleted) with its evidence and recalls, or 404."""
     from django.shortcuts import get_object_or_404
 
-    from memoryapp.models import MemoryEvidence, MemoryRecall
+    from memoryapp.models import MemoryEvent, MemoryEvidence, MemoryRecall
 
     memory = get_object_or_404(
         Memory.objects.defer("embedding").select_related("source_conversation", "source_turn"),
@@ -134,4 +207,5 @@ def memory_trace(*, user: AbstractBaseUser, memory_id: int) -> MemoryTrace:
         .select_related("conversation", "reply_turn", "probe_turn")
         .order_by("-created_at", "-id")
     )
-    return MemoryTrace(memory=memory, evidence=evidence, recalls=recalls)
+    events = list(MemoryEvent.objects.filter(memory=memory, user=user).order_by("created_at", "id"))
+    return MemoryTrace(memory=memory, evidence=evidence, recalls=recalls, events=events)

@@ -5,17 +5,22 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import TYPE_CHECKING
 
 import numpy as np
+from django.conf import settings
 from django.db import connection, transaction
+from django.http import Http404
+from django.shortcuts import get_object_or_404
+from django.utils import timezone
 from pgvector import Vector
 
 from chat.models import Turn
 from memoryapp.embeddings import get_embedder
-from memoryapp.extraction import extract_facts
+from memoryapp.extraction import clean_fact, extract_facts
 from memoryapp.hashing import content_hash
-from memoryapp.models import Memory, MemoryEvidence
+from memoryapp.models import Memory, MemoryEvent, MemoryEvidence
 from memoryapp.thresholds import write_gate
 
 if TYPE_CHECKING:
@@ -143,18 +148,103 @@ def remember(user: AbstractBaseUser, turn: Turn) -> int:
     return len(kept)
 
 
-def memory_soft_delete(*, user: AbstractBaseUser, memory_id: int) -> Memory:
-    """Hide a memory from recall from the next request on; the row stays for incident review."""
-    from django.shortcuts import get_object_or_404
-    from django.utils import timezone
+class MemoryConflict(Exception):
+    """The change would make a second live memory with the same text."""
 
-    with transaction.atomic():
-        memory = get_object_or_404(
-            Memory.objects.select_for_update().defer("embedding"), pk=memory_id, user=user, deleted_at__isnull=True
-        )
-        memory.deleted_at = timezone.now()
-        memory.save(update_fields=["deleted_at", "updated_at"])
+
+def _live_or_404(user: AbstractBaseUser, memory_id: int, *, deleted: bool = False) -> Memory:
+    return get_object_or_404(
+        Memory.objects.select_for_update().defer("embedding"),
+        pk=memory_id,
+        user=user,
+        deleted_at__isnull=not deleted,
+    )
+
+
+@transaction.atomic
+def memory_soft_delete(*, user: AbstractBaseUser, memory_id: int, actor: AbstractBaseUser | None = None) -> Memory:
+    """Hide a memory from recall from the very next request on; the row stays for incident review."""
+    memory = _live_or_404(user, memory_id)
+    memory.deleted_at = timezone.now()
+    memory.save(update_fields=["deleted_at", "updated_at"])
+    MemoryEvent.objects.create(memory=memory, user=user, actor=actor or user, action=MemoryEvent.Action.DELETED)
     return memory
+
+
+@transaction.atomic
+def memory_restore(
+    *, user: AbstractBaseUser, memory_id: int, actor: AbstractBaseUser | None = None, window: bool = True
+) -> Memory:
+    """Undo a delete. Users may undo for MEMORY_UNDO_SECONDS; staff (window=False) at any time.
+
+    Raises MemoryConflict when the same fact has been stated again since, as a new live row.
+    """
+    memory = _live_or_404(user, memory_id, deleted=True)
+    if window and timezone.now() - memory.deleted_at > timedelta(seconds=settings.MEMORY_UNDO_SECONDS):
+        raise Http404("The undo period for this memory has passed.")
+    if Memory.objects.filter(user=user, content_hash=memory.content_hash, deleted_at__isnull=True).exists():
+        raise MemoryConflict("This fact has been remembered again since it was deleted.")
+    memory.deleted_at = None
+    memory.save(update_fields=["deleted_at", "updated_at"])
+    MemoryEvent.objects.create(memory=memory, user=user, actor=actor or user, action=MemoryEvent.Action.RESTORED)
+    return memory
+
+
+def memory_correct(
+    *, user: AbstractBaseUser, memory_id: int, text: str, actor: AbstractBaseUser | None = None
+) -> Memory:
+    """Replace a memory's text with the user's correction and re-embed it.
+
+    Provenance (source conversation and turn, evidence, recalls) stays: the memory is the same
+    belief, corrected. The edit is recorded with the text before and after.
+    Raises ValueError for unusable text and MemoryConflict when another live memory already says it.
+    """
+    cleaned = clean_fact(text)
+    if cleaned is None:
+        raise ValueError(f"A memory must be 1 to {settings.MEMORY_MAX_FACT_CHARS} characters of text.")
+    embedder = get_embedder()
+    vector = embedder.embed([cleaned])[0]  # before the transaction: no lock held across the model call
+    new_hash = content_hash(cleaned)
+    with transaction.atomic():
+        memory = _live_or_404(user, memory_id)
+        if (
+            Memory.objects.filter(user=user, content_hash=new_hash, deleted_at__isnull=True)
+            .exclude(pk=memory.pk)
+            .exists()
+        ):
+            raise MemoryConflict("Another memory already says this.")
+        old_text = memory.text
+        Memory.objects.filter(pk=memory.pk, user=user).update(
+            text=cleaned,
+            content_hash=new_hash,
+            embedding=vector.tolist(),
+            embedding_model=embedder.name,
+            updated_at=timezone.now(),
+        )
+        MemoryEvent.objects.create(
+            memory=memory,
+            user=user,
+            actor=actor or user,
+            action=MemoryEvent.Action.CORRECTED,
+            old_text=old_text,
+            new_text=cleaned,
+        )
+    memory.text, memory.content_hash, memory.embedding_model = cleaned, new_hash, embedder.name
+    return memory
+
+
+@transaction.atomic
+def memory_forget_all(*, user: AbstractBaseUser) -> int:
+    """Soft-delete every live memory of the user; returns how many."""
+    now = timezone.now()
+    ids = list(
+        Memory.objects.select_for_update().filter(user=user, deleted_at__isnull=True).values_list("id", flat=True)
+    )
+    Memory.objects.filter(user=user, pk__in=ids).update(deleted_at=now, updated_at=now)
+    MemoryEvent.objects.bulk_create(
+        MemoryEvent(memory_id=pk, user=user, actor=user, action=MemoryEvent.Action.DELETED) for pk in ids
+    )
+    return len(ids)
 
 
 def recall_log(*, user: AbstractBaseUser, probe_turn: Turn, reply_turn: Turn, recalled: list) -> None:
