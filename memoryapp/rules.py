@@ -14,7 +14,10 @@ from collections.abc import Callable, Iterator
 
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+")
 # A clause ends at punctuation or at a conjunction that starts a new thought.
-_VALUE = r"(?P<v>[^,.;!?()\n]+?)(?=\s*(?:[,.;!?()\n]|\band\b|\bbut\b|\bbecause\b|\bso\b|\bsince\b|\bwhich\b|$))"
+_VALUE = (
+    r"(?P<v>[^,.;!?()\n]+?)(?=\s*(?:[,.;!?()\n]|\band\b|\bbut\b|\bbecause\b|\bso\b|\bsince\b|\bwhich\b|"
+    r"\bwhere\b|\bwho\b|\bwhile\b|\bwhen\b|\balthough\b|\bthough\b|$))"
+)
 _QUESTION_START = re.compile(
     r"^\s*(?:what|who|whom|whose|where|when|why|how|which|do|does|did|can|could|would|should|will|"
     r"is|are|am|was|were|have|has|shall|may|might)\b",
@@ -25,6 +28,7 @@ _HYPOTHETICAL = re.compile(
     r"i'd|i’d|wanna|want to|going to|planning to|thinking about|considering)\b",
     re.IGNORECASE,
 )
+_IM = r"(?:i'm|i am|i’m|im)"
 _NAME = r"(?P<v>(?:Dr\.?\s|Mr\.?\s|Ms\.?\s|Mrs\.?\s)?[A-Z][\w'’-]+(?:\s[A-Z][\w'’-]+){0,2})"
 _NAME_STOP = {"Not", "Just", "Sorry", "Here", "Fine", "Good", "Back", "Ready", "Done", "Happy", "Glad", "So", "The"}
 _OCCUPATION = (
@@ -51,15 +55,42 @@ _FAMILY_NOUN = (
     r"(?:kids?|children|child|sons?|daughters?|brothers?|sisters?|siblings?|grandchildren|"
     r"dogs?|cats?|pets?|parrots?|rabbits?|horses?|twins)"
 )
+_PLACE = r"(?P<v>[A-ZÀ-Þ][\w'’-]+(?:[ -][A-ZÀ-Þ][\w'’-]+){0,2})"
+_INSTRUMENT = (
+    r"(?:piano|guitar|bass|violin|viola|cello|drums|flute|clarinet|saxophone|sax|trumpet|trombone|ukulele|harp|"
+    r"accordion|organ|keyboard|banjo|mandolin)"
+)
+_SPORT = (
+    r"(?:tennis|football|soccer|basketball|volleyball|badminton|squash|golf|rugby|cricket|hockey|baseball|"
+    r"table tennis|padel|chess|water polo)"
+)
 _TIMEZONE = r"(?P<v>(?:UTC|GMT)(?:\s?[+-]\s?\d{1,2}(?::?\d{2})?)?|[A-Z]{2,5}T|[A-Z][a-z]+/[A-Z][A-Za-z_]+)"
 
 Rule = tuple[re.Pattern[str], Callable[[re.Match[str]], str | None]]
 
 
+_MONTH = r"(?:January|February|March|April|May|June|July|August|September|October|November|December)"
+# When a fact started is not part of it: "moved to Porto last month" -> "Porto".
+_SINCE_WHEN = re.compile(
+    r"\s+(?:(?:last|this|next)\s+(?:week|month|year|summer|winter|spring|autumn|fall)|"
+    r"(?:in|since)\s+(?:"
+    + _MONTH
+    + r"|\d{4})|yesterday|recently|(?:a|one|two|three|\d+)\s+(?:weeks?|months?|years?)\s+ago)$",
+    re.I,
+)
+# First person inside a value becomes third person: "on all my machines" -> "on all their machines".
+_FIRST_PERSON = {"my": "their", "me": "them", "mine": "theirs", "myself": "themselves"}
+
+
 def _clean(value: str) -> str:
     value = re.sub(r"\s+", " ", value).strip(" '\"“”‘’")
     value = re.sub(r"\s+(?:too|as well|though|anyway|now|these days|nowadays|lately|really)$", "", value, flags=re.I)
+    value = _SINCE_WHEN.sub("", value)
     return value
+
+
+def _third_person(value: str) -> str:
+    return re.sub(r"\b(?:my|me|mine|myself)\b", lambda m: _FIRST_PERSON[m.group(0).lower()], value, flags=re.I)
 
 
 def _phrase(template: str, *, max_words: int = 8, lower: bool = False) -> Callable[[re.Match[str]], str | None]:
@@ -67,8 +98,9 @@ def _phrase(template: str, *, max_words: int = 8, lower: bool = False) -> Callab
         value = _clean(match.group("v"))
         if not value or len(value.split()) > max_words:
             return None
-        if re.search(r"\b(?:you|your|yours|yourself|he|she|they|him|her|them|his|their)\b", value, re.I):
-            return None  # about the assistant or about someone else, not about the user
+        if re.search(r"\b(?:you|your|yours|yourself|he|she|they|him|her|them|his|their|i|we|our)\b", value, re.I):
+            return None  # about the assistant, someone else or a group, not about the user alone
+        value = _third_person(value)
         if lower:
             value = value.lower()
         return template.format(v=value)
@@ -82,6 +114,42 @@ def _name(match: re.Match[str]) -> str | None:
     if first in _NAME_STOP:
         return None
     return f"The user's name is {value}."
+
+
+# Facts are English sentences, so a place named in another language gets its English name;
+# otherwise "Abito a Milano" and "I live in Milan" would store the same fact twice.
+_ENGLISH_PLACE_NAMES = {
+    "milano": "Milan",
+    "roma": "Rome",
+    "firenze": "Florence",
+    "napoli": "Naples",
+    "venezia": "Venice",
+    "torino": "Turin",
+    "genova": "Genoa",
+    "lisboa": "Lisbon",
+    "sevilla": "Seville",
+    "zaragoza": "Saragossa",
+    "münchen": "Munich",
+    "köln": "Cologne",
+    "wien": "Vienna",
+    "praha": "Prague",
+    "warszawa": "Warsaw",
+    "bruxelles": "Brussels",
+    "brussel": "Brussels",
+    "antwerpen": "Antwerp",
+    "genève": "Geneva",
+    "den haag": "The Hague",
+    "københavn": "Copenhagen",
+    "göteborg": "Gothenburg",
+    "moskva": "Moscow",
+    "athína": "Athens",
+    "kraków": "Krakow",
+}
+
+
+def _lives_in_place(match: re.Match[str]) -> str | None:
+    value = _clean(match.group("v"))
+    return f"The user lives in {_ENGLISH_PLACE_NAMES.get(value.casefold(), value)}."
 
 
 def _occupation(match: re.Match[str]) -> str | None:
@@ -109,11 +177,11 @@ _I = r"(?:^|(?<=\s)|(?<=^))"
 _RULES: list[Rule] = [
     # Name
     (re.compile(r"\b(?i:call me|my name is|my name's|i go by|you can call me|people call me)\s+" + _NAME), _name),
-    (re.compile(r"\b(?i:hi|hello|hey)\b[,!]?\s+(?i:i'm|i am|i’m|im)\s+" + _NAME), _name),
+    (re.compile(r"\b(?i:hi|hello|hey)(?:\s+(?i:there|all|everyone))?\b[,!]?\s+(?i:i'm|i am|i’m|im)\s+" + _NAME), _name),
     (
         re.compile(
-            r"\b(?:me llamo|mi nombre es|je m'appelle|je m’appelle|ich heiße|ich heisse|meu nome é|mi chiamo)\s+"
-            + _NAME,
+            r"\b(?:me llamo|mi nombre es|je m'appelle|je m’appelle|ich heiße|ich heisse|(?:o\s+)?meu nome é|"
+            r"mi chiamo)\s+" + _NAME,
             re.I,
         ),
         _name,
@@ -138,14 +206,21 @@ _RULES: list[Rule] = [
         _phrase("The user lives in {v}.", max_words=5),
     ),
     (
-        re.compile(r"\b(?:i'm|i am|i’m)\s+(?:currently\s+|now\s+)?based\s+in\s+" + _VALUE, re.I),
+        re.compile(r"\b(?:i'm|i am|i’m|im)\s+(?:currently\s+|now\s+)?based\s+in\s+" + _VALUE, re.I),
         _phrase("The user lives in {v}.", max_words=5),
     ),
     (
-        re.compile(r"\b(?:i'm|i am|i’m)\s+(?:originally\s+)?from\s+" + _VALUE, re.I),
+        re.compile(r"\b(?:i'm|i am|i’m|im)\s+(?:originally\s+)?from\s+" + _VALUE, re.I),
         _phrase("The user is from {v}.", max_words=5),
     ),
     (re.compile(r"\bi\s+grew\s+up\s+in\s+" + _VALUE, re.I), _phrase("The user grew up in {v}.", max_words=5)),
+    (
+        re.compile(
+            r"(?i:\b(?:vivo en|vivo in|j'habite à|j’habite à|j'habite a|ich wohne in|ich lebe in|abito a|abito in|"
+            r"moro em|moro no|moro na)\s+)" + _PLACE
+        ),
+        _lives_in_place,
+    ),
     # Work
     (
         re.compile(r"\bi\s+(?:currently\s+|now\s+)?work\s+(?:at|for)\s+" + _VALUE, re.I),
@@ -161,7 +236,7 @@ _RULES: list[Rule] = [
     ),
     (
         re.compile(
-            r"\b(?:i'm|i am|i’m)\s+(?:currently\s+|now\s+)?(?P<art>an?)\s+(?P<v>(?:[\w-]+\s){0,3}?"
+            r"\b(?:i'm|i am|i’m|im)\s+(?:currently\s+|now\s+)?(?P<art>an?)\s+(?P<v>(?:[\w-]+\s){0,3}?"
             + _OCCUPATION
             + r")\b",
             re.I,
@@ -169,14 +244,30 @@ _RULES: list[Rule] = [
         _occupation,
     ),
     (re.compile(r"\bmy\s+job\s+is\s+" + _VALUE, re.I), _phrase("The user's job is {v}.", max_words=6)),
+    (
+        re.compile(
+            r"\bi\s+(?:usually\s+|mostly\s+|mainly\s+)?work\s+(?P<v>night shifts|nights|remotely|from home|"
+            r"part[- ]time|full[- ]time|weekends)\b",
+            re.I,
+        ),
+        _phrase("The user works {v}.", lower=True),
+    ),
+    (
+        re.compile(r"\bi\s+(?P<v>cycle|bike|walk|drive|run|commute)\s+to\s+work\b", re.I),
+        lambda m: f"The user {m.group('v').lower()}s to work.",
+    ),
     # Diet and allergies
     (
-        re.compile(r"\b(?:i'm|i am|i’m)\s+(?:a\s+|strictly\s+|fully\s+)?" + _DIET + r"\b", re.I),
+        re.compile(r"\b(?:i'm|i am|i’m|im)\s+(?:a\s+|strictly\s+|fully\s+)?" + _DIET + r"\b", re.I),
         _phrase("The user is {v}.", lower=True),
     ),
     (
-        re.compile(r"\b(?:i'm|i am|i’m)\s+(?:severely\s+|very\s+|deathly\s+)?allergic\s+to\s+" + _VALUE, re.I),
+        re.compile(r"\b(?:i'm|i am|i’m|im)\s+(?:severely\s+|very\s+|deathly\s+)?allergic\s+to\s+" + _VALUE, re.I),
         _phrase("The user is allergic to {v}.", max_words=5),
+    ),
+    (
+        re.compile(r"\bi\s+(?:only\s+)?eat\s+(?P<v>halal|kosher|vegetarian|vegan|plant-based)\b", re.I),
+        _phrase("The user eats {v}.", lower=True),
     ),
     (
         re.compile(r"\bi\s+(?:don't|do not|can't|cannot|never)\s+eat\s+" + _VALUE, re.I),
@@ -199,12 +290,20 @@ _RULES: list[Rule] = [
         _phrase("The user likes {v}."),
     ),
     (
-        re.compile(r"\b(?:i'm|i am|i’m)\s+a\s+(?:huge\s+|big\s+|massive\s+)?fan\s+of\s+" + _VALUE, re.I),
+        re.compile(r"\b(?:i'm|i am|i’m|im)\s+a\s+(?:huge\s+|big\s+|massive\s+)?fan\s+of\s+" + _VALUE, re.I),
         _phrase("The user is a fan of {v}."),
     ),
     (
         re.compile(r"\bmy\s+favou?rite\s+(?P<k>[\w ]{2,30}?)\s+is\s+" + _VALUE, re.I),
         lambda m: _phrase("The user's favourite " + m.group("k").lower() + " is {v}.")(m),
+    ),
+    (
+        re.compile(r"\bi\s+(?:also\s+)?play\s+(?:the\s+)?(?P<v>" + _INSTRUMENT + r")\b", re.I),
+        _phrase("The user plays the {v}.", lower=True),
+    ),
+    (
+        re.compile(r"\bi\s+(?:also\s+)?play\s+(?P<v>" + _SPORT + r")\b", re.I),
+        _phrase("The user plays {v}.", lower=True),
     ),
     # Family and pets
     (
@@ -223,7 +322,7 @@ _RULES: list[Rule] = [
         _relative_name,
     ),
     (
-        re.compile(r"\b(?:i'm|i am|i’m)\s+(?P<v>married|divorced|single|engaged|widowed)\b", re.I),
+        re.compile(r"\b(?:i'm|i am|i’m|im)\s+(?P<v>married|divorced|single|engaged|widowed)\b", re.I),
         _phrase("The user is {v}.", lower=True),
     ),
     # Languages and learning
@@ -232,7 +331,7 @@ _RULES: list[Rule] = [
         _phrase("The user speaks {v}.", max_words=8),
     ),
     (
-        re.compile(r"\b(?:i'm|i am|i’m)\s+(?:currently\s+)?learning\s+" + _VALUE, re.I),
+        re.compile(r"\b(?:i'm|i am|i’m|im)\s+(?:currently\s+)?learning\s+" + _VALUE, re.I),
         _phrase("The user is learning {v}.", max_words=6),
     ),
     # Tools and devices
@@ -248,12 +347,22 @@ _RULES: list[Rule] = [
     ),
     (
         re.compile(
-            r"\bmy\s+(?P<k>laptop|phone|computer|editor|ide|car|bike|keyboard|os)\s+is\s+(?:an?\s+)?" + _VALUE, re.I
+            r"\bmy\s+(?P<k>laptop|phone|computer|editor|ide|car|bike|keyboard|os)\s+is\s+(?P<art>an?\s+)?" + _VALUE,
+            re.I,
         ),
-        lambda m: _phrase("The user's " + m.group("k").lower() + " is {v}.", max_words=6)(m),
+        lambda m: _phrase(
+            "The user's " + m.group("k").lower() + " is " + (m.group("art") or "").lower() + "{v}.", max_words=6
+        )(m),
+    ),
+    (
+        re.compile(r"\bi\s+do\s+(?:all\s+|most\s+)?(?:of\s+)?my\s+work\s+on\s+(?P<art>an?\s+)?" + _VALUE, re.I),
+        lambda m: _phrase("The user works on " + (m.group("art") or "").lower() + "{v}.", max_words=5)(m),
     ),
     # Age and birthday
-    (re.compile(r"\b(?:i'm|i am|i’m)\s+(?P<v>\d{1,3})\s+years?\s+old\b", re.I), _phrase("The user is {v} years old.")),
+    (
+        re.compile(r"\b(?:i'm|i am|i’m|im)\s+(?P<v>\d{1,3})\s+years?\s+old\b", re.I),
+        _phrase("The user is {v} years old."),
+    ),
     (
         re.compile(r"\bmy\s+birthday\s+is\s+(?:on\s+)?" + _VALUE, re.I),
         _phrase("The user's birthday is {v}.", max_words=4),

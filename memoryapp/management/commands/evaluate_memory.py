@@ -1,0 +1,99 @@
+"""`manage.py evaluate_memory`: the memory-quality table, on a throwaway database."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from memoryapp import evaluation
+
+
+class Command(BaseCommand):
+    help = "Run the labelled suite through remember/recall on a throwaway database and print quality figures."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--suite", type=Path, default=evaluation.DEFAULT_SUITE, help="suite JSON file")
+        parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+        parser.add_argument("--details", action="store_true", help="also list misses, false memories and injections")
+        parser.add_argument(
+            "--calibrate", action="store_true", help="sweep the write gate and recall floor, write plots"
+        )
+        parser.add_argument(
+            "--plots", type=Path, default=Path(settings.BASE_DIR) / "eval" / "plots", help="folder for the PNG plots"
+        )
+
+    def handle(self, *args, **options) -> None:
+        try:
+            suite = evaluation.load_suite(options["suite"])
+        except evaluation.SuiteError as exc:
+            raise CommandError(str(exc)) from exc
+        with evaluation.throwaway_database():
+            report = evaluation.run_suite(suite)
+        calibration = evaluation.calibrate(report) if options["calibrate"] else None
+
+        if options["json"]:
+            data = report.summary()
+            if calibration is not None:
+                data["recommended"] = {"write_gate": calibration.gate, "recall_floor": calibration.floor}
+            self.stdout.write(json.dumps(data, indent=2))
+        else:
+            self._print_table(report)
+            if options["details"]:
+                self._print_details(report)
+        if calibration is not None:
+            paths = evaluation.plot_calibration(report, calibration, options["plots"])
+            if not options["json"]:
+                self._print_calibration(report, calibration, paths)
+
+    def _print_table(self, report: evaluation.Report) -> None:
+        self.stdout.write(
+            f"{report.users} users, {report.turns} turns, {report.probes} probes, {report.invented} invented facts; "
+            f"embeddings {report.embedding_model}, extraction {report.extractor}, "
+            f"write gate {report.write_gate:.2f}, recall floor {report.recall_floor:.2f}, k {report.k}\n"
+        )
+        rows = [("measure", "value", "counts"), *report.rows()]
+        widths = [max(len(row[i]) for row in rows) for i in range(3)]
+        for n, row in enumerate(rows):
+            self.stdout.write("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
+            if n == 0:
+                self.stdout.write("  ".join("-" * width for width in widths))
+
+    def _print_details(self, report: evaluation.Report) -> None:
+        for title, items in [
+            ("Expected facts not stored", report.misses),
+            ("Stored facts no turn stated (false memories)", report.false_memory_texts),
+            ("Facts stored twice (twins)", report.twin_texts),
+            ("Invented facts the gate let through", report.invented_accepted),
+            ("No-memory probes that got a memory", report.injected),
+        ]:
+            self.stdout.write(f"\n{title} ({len(items)}):")
+            for item in items:
+                self.stdout.write(f"  {item}")
+
+    def _print_calibration(
+        self, report: evaluation.Report, calibration: evaluation.Calibration, paths: list[Path]
+    ) -> None:
+        gate = calibration.point_at_gate(calibration.gate)
+        floor = calibration.point_at_floor(calibration.floor)
+        self.stdout.write(f"\nCalibration for {report.embedding_model}:")
+        self.stdout.write(
+            f"  write gate   {calibration.gate:.2f}  (now {report.write_gate:.2f}): "
+            f"keeps {gate.true_kept:.3f} of stated facts, rejects {gate.invented_rejected:.3f} of invented ones"
+        )
+        self.stdout.write(
+            f"  recall floor {calibration.floor:.2f}  (now {report.recall_floor:.2f}): "
+            f"recall@{report.k} {floor.recall:.3f}, precision {floor.precision:.3f}, "
+            f"no-memory probes injected {floor.injection:.3f}"
+        )
+        self.stdout.write("  sweep (gate: stated kept / invented rejected; floor: recall / precision / injected):")
+        for gate_point, floor_point in zip(calibration.gate_sweep, calibration.floor_sweep, strict=True):
+            if round(gate_point.gate * 100) % 5 == 0 and gate_point.gate >= 0:
+                self.stdout.write(
+                    f"    {gate_point.gate:5.2f}   {gate_point.true_kept:.3f} / {gate_point.invented_rejected:.3f}"
+                    f"      {floor_point.recall:.3f} / {floor_point.precision:.3f} / {floor_point.injection:.3f}"
+                )
+        for path in paths:
+            self.stdout.write(f"  wrote {path}")

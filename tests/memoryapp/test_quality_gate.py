@@ -1,0 +1,109 @@
+"""The memory-quality gate: the labelled suite through the real remember/recall on the offline default.
+
+CI fails when a memory leaks across users, a restated fact is stored twice, the write gate
+lets more than 5% of invented facts through, or more than 5% of stored facts were never
+stated by the user.
+"""
+
+import json
+import os
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+from django.db import connection, transaction
+from django.test import override_settings
+
+from memoryapp.evaluation import USERNAME_PREFIX, calibrate, load_suite, run_suite
+from memoryapp.thresholds import recall_floor, write_gate
+
+OFFLINE = {
+    "OPENAI_BASE_URL": None,
+    "OPENAI_API_KEY": None,
+    "LLM_ENABLED": False,
+    "EMBEDDING_MODEL": "local",
+    "MEMORY_WRITE_GATE": None,
+    "MEMORY_RECALL_FLOOR": None,
+}
+
+
+@pytest.fixture(scope="module")
+def report(django_db_setup, django_db_blocker):
+    """One run of the suite for the whole module (about 10 s), rolled back afterwards."""
+    with django_db_blocker.unblock(), override_settings(**OFFLINE), transaction.atomic():
+        result = run_suite(load_suite())
+        transaction.set_rollback(True)
+    return result
+
+
+def test_the_suite_is_as_large_and_varied_as_promised():
+    suite = load_suite()
+    assert len(suite.users) >= 10
+    assert suite.turn_count >= 150
+    assert suite.probe_count >= 60
+    assert sum(not p.expect for u in suite.users for p in u.probes) >= 10
+    assert sum(not t.facts for u in suite.users for t in u.turns) >= 50  # small talk, questions, other people
+    assert len(suite.invented) >= 50
+
+
+@pytest.mark.django_db
+def test_no_memory_leaks_across_users(report):
+    assert report.leaked == 0
+
+
+@pytest.mark.django_db
+def test_restated_facts_make_no_twins(report):
+    assert report.twins == 0, report.twin_texts
+
+
+@pytest.mark.django_db
+def test_the_write_gate_rejects_invented_facts(report):
+    assert report.invented == len(load_suite().invented)
+    assert report.invented_rejection >= 0.95, report.invented_accepted
+
+
+@pytest.mark.django_db
+def test_false_memories_stay_rare(report):
+    assert report.live_memories > 50
+    assert report.false_memory_rate <= 0.05, report.false_memory_texts
+
+
+@pytest.mark.django_db
+def test_the_offline_default_remembers_and_recalls_most_of_the_suite(report):
+    # Floors well under the measured figures (README "Memory quality"): a regression alarm.
+    assert report.write_precision >= 0.95
+    assert report.write_recall >= 0.75
+    assert report.read_recall >= 0.70
+    assert report.read_precision >= 0.75
+    assert report.injection_rate <= 0.10
+
+
+@pytest.mark.django_db
+def test_settings_hold_the_calibrated_thresholds_for_the_local_model(report):
+    calibration = calibrate(report)
+    assert (report.embedding_model, report.write_gate, report.recall_floor) == (
+        "all-MiniLM-L6-v2",
+        write_gate("all-MiniLM-L6-v2"),
+        recall_floor("all-MiniLM-L6-v2"),
+    )
+    assert (calibration.gate, calibration.floor) == (report.write_gate, report.recall_floor), (
+        "run `manage.py evaluate_memory --calibrate` and update MEMORY_THRESHOLDS"
+    )
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_command_runs_on_a_throwaway_database_and_drops_it(capsys, settings):
+    for name, value in OFFLINE.items():
+        setattr(settings, name, value)
+    database = connection.settings_dict["NAME"]
+
+    call_command("evaluate_memory", "--json")
+
+    figures = json.loads(capsys.readouterr().out)
+    assert figures["leaked"] == 0 and figures["twins"] == 0
+    assert figures["turns"] >= 150 and figures["stored"] > 50
+    assert connection.settings_dict["NAME"] == database
+    assert not get_user_model().objects.filter(username__startswith=USERNAME_PREFIX).exists()
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM pg_database WHERE datname = %s", [f"memory_eval_{os.getpid()}"])
+        assert cursor.fetchone() == (0,)
