@@ -22,10 +22,16 @@ class Command(BaseCommand):
             "--calibrate", action="store_true", help="sweep the write gate and recall floor, write plots"
         )
         parser.add_argument(
+            "--locomo", type=Path, metavar="PATH", help="run a LoCoMo JSON file (not shipped) instead of the suite"
+        )
+        parser.add_argument(
             "--plots", type=Path, default=Path(settings.BASE_DIR) / "eval" / "plots", help="folder for the PNG plots"
         )
 
     def handle(self, *args, **options) -> None:
+        if options["locomo"]:
+            self._locomo(options["locomo"], as_json=options["json"])
+            return
         try:
             suite = evaluation.load_suite(options["suite"])
         except evaluation.SuiteError as exc:
@@ -47,6 +53,47 @@ class Command(BaseCommand):
             paths = evaluation.plot_calibration(report, calibration, options["plots"])
             if not options["json"]:
                 self._print_calibration(report, calibration, paths)
+
+    def _locomo(self, path: Path, *, as_json: bool) -> None:
+        if not path.is_file():
+            raise CommandError(f"{path}: no such file")
+        with evaluation.throwaway_database():
+            report = evaluation.run_locomo(path)
+        rows = []
+        for number, stats in sorted(report.categories.items()):
+            row = {
+                "category": f"{number} {evaluation.LOCOMO_CATEGORIES[number]}",
+                "questions": stats.questions,
+                "evidence turns": stats.evidence,
+                **{f"evidence@{k}": round(stats.evidence_recall(k), 3) for k in evaluation.LOCOMO_KS},
+                "other speaker recalled": stats.other_speaker_recalled if number == 5 else "",
+            }
+            rows.append(row)
+        if as_json:
+            self.stdout.write(
+                json.dumps(
+                    {
+                        "samples": report.samples,
+                        "turns": report.turns,
+                        "memories": report.memories,
+                        "skipped_questions": report.skipped_questions,
+                        "categories": rows,
+                    },
+                    indent=2,
+                )
+            )
+            return
+        self.stdout.write(
+            f"{report.samples} samples, {report.turns} turns, {report.memories} memories, "
+            f"{report.skipped_questions} questions skipped (no speaker or category)\n"
+        )
+        if rows:
+            table = [list(rows[0]), *([str(v) for v in row.values()] for row in rows)]
+            widths = [max(len(str(r[i])) for r in table) for i in range(len(table[0]))]
+            for n, row in enumerate(table):
+                self.stdout.write("  ".join(str(c).ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
+                if n == 0:
+                    self.stdout.write("  ".join("-" * w for w in widths))
 
     def _print_table(self, report: evaluation.Report) -> None:
         self.stdout.write(

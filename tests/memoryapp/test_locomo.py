@@ -1,0 +1,37 @@
+"""The LoCoMo runner on a small file in LoCoMo's format (eval/locomo-mini.json)."""
+
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+
+from memoryapp.evaluation import locomo_evidence_ids, run_locomo
+
+MINI = Path(settings.BASE_DIR) / "eval" / "locomo-mini.json"
+
+
+def test_malformed_evidence_ids_are_split_or_skipped():
+    assert locomo_evidence_ids(["D8:6; D9:17", "D1:3", "nothing", 7, "D1:3"]) == ["D8:6", "D9:17", "D1:3"]
+    assert locomo_evidence_ids("D2:1") == ["D2:1"]
+
+
+@pytest.mark.django_db
+def test_each_speaker_is_a_user_and_evidence_is_found_in_the_provenance_of_recalled_memories(settings):
+    settings.LLM_ENABLED = False
+    settings.EMBEDDING_MODEL = "local"
+
+    report = run_locomo(MINI)
+
+    assert (report.samples, report.turns, report.skipped_questions) == (1, 9, 0)
+    assert report.memories >= 6
+    single_hop = report.categories[4]
+    assert (single_hop.questions, single_hop.evidence) == (4, 4)
+    # Home, job and allergy are stored and recalled with their turn as provenance; the rules
+    # take only the first fact of "I have two kids and a dog named Rufus", so the dog is missed.
+    assert single_hop.found[10] == 3
+    assert single_hop.found[5] == 3
+    assert report.categories[1].evidence == 2  # "D1:2; D2:1" counts as two evidence turns
+    # Caroline is asked about Melanie's dog: nothing of Melanie's may come back for her.
+    assert report.categories[5].questions == 1
+    assert report.categories[5].other_speaker_recalled == 0
+    assert report.categories[5].found[10] == 0
