@@ -26,7 +26,7 @@ def _turn_url(conversation, seq: int) -> str:
 def signup(request: HttpRequest) -> HttpResponse:
     if request.user.is_authenticated:
         return redirect("chat:conversation_list")
-    form = UserCreationForm(request.POST or None)
+    form = UserCreationForm(request.POST if request.method == "POST" else None)
     if request.method == "POST" and form.is_valid():
         user = form.save()
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")

@@ -152,6 +152,10 @@ class MemoryConflict(Exception):
     """The change would make a second live memory with the same text."""
 
 
+class UndoExpired(Http404):
+    """The undo period for a deleted memory has passed (a 404 to anything that does not ask)."""
+
+
 def _live_or_404(user: AbstractBaseUser, memory_id: int, *, deleted: bool = False) -> Memory:
     return get_object_or_404(
         Memory.objects.select_for_update().defer("embedding"),
@@ -181,7 +185,7 @@ def memory_restore(
     """
     memory = _live_or_404(user, memory_id, deleted=True)
     if window and timezone.now() - memory.deleted_at > timedelta(seconds=settings.MEMORY_UNDO_SECONDS):
-        raise Http404("The undo period for this memory has passed.")
+        raise UndoExpired("The undo period for this memory has passed.")
     if Memory.objects.filter(user=user, content_hash=memory.content_hash, deleted_at__isnull=True).exists():
         raise MemoryConflict("This fact has been remembered again since it was deleted.")
     memory.deleted_at = None

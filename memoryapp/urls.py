@@ -5,5 +5,11 @@ from memoryapp import views
 app_name = "memoryapp"
 
 urlpatterns = [
+    path("", views.memory_list_view, name="memory_list"),
+    path("export/", views.memory_export_view, name="memory_export"),
+    path("forget-all/", views.memory_forget_all_view, name="memory_forget_all"),
     path("<int:memory_id>/", views.memory_detail, name="memory_detail"),
+    path("<int:memory_id>/edit/", views.memory_edit, name="memory_edit"),
+    path("<int:memory_id>/delete/", views.memory_delete, name="memory_delete"),
+    path("<int:memory_id>/undo/", views.memory_undo, name="memory_undo"),
 ]

@@ -1,16 +1,137 @@
 from __future__ import annotations
 
-from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
-from django.views.decorators.http import require_GET
+import json
 
-from memoryapp.selectors import memory_trace
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils import timezone
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from memoryapp.forms import ForgetAllForm, MemoryTextForm
+from memoryapp.llm import ModelUnavailable
+from memoryapp.selectors import memory_export, memory_list, memory_search, memory_trace
+from memoryapp.services import (
+    MemoryConflict,
+    UndoExpired,
+    memory_correct,
+    memory_forget_all,
+    memory_restore,
+    memory_soft_delete,
+)
+
+LIST = "memoryapp/memory_list.html"
+DETAIL = "memoryapp/memory_detail.html"
+PAGE_SIZE = 25
+
+
+@login_required
+@require_GET
+def memory_list_view(request: HttpRequest) -> HttpResponse:
+    """The user's live memories, newest first; `q` filters by text, `s` searches by meaning."""
+    text = request.GET.get("q", "")[:200]
+    probe = request.GET.get("s", "")[:2000]
+    context: dict = {"q": text, "s": probe, "results": None, "page": None, "search_error": None}
+    if probe.strip():
+        try:
+            context["results"] = memory_search(user=request.user, probe=probe)
+        except ModelUnavailable:
+            context["search_error"] = "Search is unavailable right now: the embedding model could not be reached."
+    else:
+        context["page"] = Paginator(memory_list(user=request.user, text=text), PAGE_SIZE).get_page(
+            request.GET.get("page")
+        )
+    template = f"{LIST}#memory-rows" if request.htmx and not request.htmx.boosted else LIST
+    return render(request, template, context)
 
 
 @login_required
 @require_GET
 def memory_detail(request: HttpRequest, memory_id: int) -> HttpResponse:
-    """One memory with its provenance: where it came from, who restated it, where it was used."""
+    """The trace page: where a memory came from, who restated it, which replies used it."""
     trace = memory_trace(user=request.user, memory_id=memory_id)
-    return render(request, "memoryapp/memory_detail.html", {"trace": trace})
+    return render(request, DETAIL, {"trace": trace, "form": MemoryTextForm(initial={"text": trace.memory.text})})
+
+
+@login_required
+@require_POST
+def memory_edit(request: HttpRequest, memory_id: int) -> HttpResponse:
+    """Correct a memory's text: re-embedded, provenance kept, the edit recorded."""
+    form = MemoryTextForm(request.POST)
+    error = None
+    if form.is_valid():
+        try:
+            memory_correct(user=request.user, memory_id=memory_id, text=form.cleaned_data["text"])
+        except (ValueError, MemoryConflict) as exc:
+            error = str(exc)
+        except ModelUnavailable:
+            error = "The memory could not be re-embedded right now; nothing was changed. Try again."
+    else:
+        error = " ".join(form.errors["text"])
+    if error is None:
+        if request.htmx:
+            trace = memory_trace(user=request.user, memory_id=memory_id)
+            form = MemoryTextForm(initial={"text": trace.memory.text})
+            return render(request, f"{DETAIL}#memory-head", {"trace": trace, "form": form, "saved": True})
+        messages.success(request, "Memory corrected.")
+        return redirect("memoryapp:memory_detail", memory_id=memory_id)
+    trace = memory_trace(user=request.user, memory_id=memory_id)
+    context = {"trace": trace, "form": form, "edit_error": error}
+    if request.htmx:
+        return render(request, f"{DETAIL}#memory-head", context, status=422)
+    return render(request, DETAIL, context, status=400)
+
+
+@login_required
+@require_POST
+def memory_delete(request: HttpRequest, memory_id: int) -> HttpResponse:
+    """Soft delete: never recalled again from the next request on; undo for a short while."""
+    memory = memory_soft_delete(user=request.user, memory_id=memory_id)
+    if request.htmx:
+        return render(request, f"{LIST}#memory-undo", {"memory": memory})
+    messages.success(request, f"Deleted “{memory.text}”.")
+    return redirect("memoryapp:memory_list")
+
+
+@login_required
+@require_POST
+def memory_undo(request: HttpRequest, memory_id: int) -> HttpResponse:
+    try:
+        memory = memory_restore(user=request.user, memory_id=memory_id)
+    except (MemoryConflict, UndoExpired) as exc:
+        message = str(exc) if isinstance(exc, MemoryConflict) else "This delete can no longer be undone."
+        if request.htmx:
+            return render(request, f"{LIST}#memory-undo", {"memory": {"pk": memory_id}, "undo_error": message})
+        messages.error(request, message)
+        return redirect("memoryapp:memory_list")
+    if request.htmx:
+        row = memory_list(user=request.user).get(pk=memory.pk)
+        return render(request, f"{LIST}#memory-row", {"memory": row})
+    messages.success(request, f"Restored “{memory.text}”.")
+    return redirect("memoryapp:memory_list")
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def memory_forget_all_view(request: HttpRequest) -> HttpResponse:
+    form = ForgetAllForm(request.POST if request.method == "POST" else None)
+    if request.method == "POST" and form.is_valid():
+        count = memory_forget_all(user=request.user)
+        messages.success(request, f"Forgot {count} memor{'y' if count == 1 else 'ies'}. They will not be used again.")
+        return redirect("memoryapp:memory_list")
+    live = memory_list(user=request.user).count()
+    status = 400 if form.errors else 200
+    return render(request, "memoryapp/forget_all.html", {"form": form, "live": live}, status=status)
+
+
+@login_required
+@require_GET
+def memory_export_view(request: HttpRequest) -> HttpResponse:
+    """Download everything remembered about the user, with provenance, as JSON."""
+    data = memory_export(user=request.user)
+    response = HttpResponse(json.dumps(data, indent=2, ensure_ascii=False), content_type="application/json")
+    stamp = timezone.now().strftime("%Y%m%d-%H%M%S")
+    response["Content-Disposition"] = f'attachment; filename="memories-{request.user.get_username()}-{stamp}.json"'
+    return response
