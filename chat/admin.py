@@ -1,0 +1,203 @@
+"""Staff review of the conversation log: "why did it say that?" on one page.
+
+A reply's page shows the user turn it answers and every memory that was put into its
+request, with similarity, rank and where each memory was learned; a user turn's page shows
+what it wrote to memory. Conversations and turns are a log: nothing is added, edited or
+deleted from the admin.
+"""
+
+from __future__ import annotations
+
+from django.contrib import admin
+from django.db.models import Count, Model, QuerySet
+from django.http import HttpRequest
+from django.utils.text import Truncator
+
+from chat.models import Conversation, Turn
+from memoryapp.admin import SNIPPET_CHARS, ReadOnlyInline, admin_link, turn_label
+from memoryapp.models import MemoryEvidence, MemoryRecall
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """View permission only: the page is a record of what happened."""
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
+        return False
+
+
+def _memory_label(memory) -> str:
+    state = "" if memory.deleted_at is None else " [deleted]"
+    return f"{Truncator(memory.text).chars(SNIPPET_CHARS)}{state}"
+
+
+class TurnInline(ReadOnlyInline):
+    model = Turn
+    fk_name = "conversation"
+    fields = [
+        "seq",
+        "role",
+        "turn",
+        "model_name",
+        "memory_state",
+        "memories_recalled",
+        "memories_written",
+        "created_at",
+    ]
+    readonly_fields = fields
+    ordering = ["seq"]
+
+    def get_queryset(self, request):
+        return (
+            super()
+            .get_queryset(request)
+            .select_related("conversation")
+            .annotate(
+                recalled=Count("recalls_used", distinct=True),
+                written=Count("memory_evidence", distinct=True),
+            )
+        )
+
+    @admin.display(description="content")
+    def turn(self, obj: Turn) -> str:
+        return admin_link(obj, Truncator(obj.content).chars(400))
+
+    @admin.display(description="memories recalled")
+    def memories_recalled(self, obj: Turn) -> int | str:
+        return obj.recalled if obj.role == Turn.Role.ASSISTANT else "-"
+
+    @admin.display(description="memories written")
+    def memories_written(self, obj: Turn) -> int | str:
+        return obj.written if obj.role == Turn.Role.USER else "-"
+
+
+@admin.register(Conversation)
+class ConversationAdmin(ReadOnlyAdmin):
+    list_display = ["public_id", "title", "user", "turn_count", "created_at", "updated_at"]
+    list_filter = ["created_at"]
+    list_select_related = ["user"]
+    search_fields = ["public_id", "title", "user__username", "turns__content"]
+    ordering = ["-updated_at", "-id"]
+    show_full_result_count = False
+    fields = ["public_id", "user", "title", "summary", "summary_through_seq", "created_at", "updated_at"]
+    readonly_fields = fields
+    inlines = [TurnInline]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Conversation]:
+        return super().get_queryset(request).annotate(turn_total=Count("turns"))
+
+    @admin.display(description="turns", ordering="turn_total")
+    def turn_count(self, obj: Conversation) -> int:
+        return obj.turn_total
+
+
+class RecalledMemoryInline(ReadOnlyInline):
+    """What went into this reply's request from the durable tier, in rank order."""
+
+    model = MemoryRecall
+    fk_name = "reply_turn"
+    verbose_name = "recalled memory"
+    verbose_name_plural = "memories recalled into this reply"
+    fields = ["rank", "memory_link", "similarity", "memory_owner", "learned_from"]
+    readonly_fields = fields
+    ordering = ["rank"]
+
+    def get_queryset(self, request):
+        return (
+            super()
+            .get_queryset(request)
+            .select_related("memory__user", "memory__source_turn__conversation")
+            .defer("memory__embedding")
+        )
+
+    @admin.display(description="memory")
+    def memory_link(self, obj: MemoryRecall) -> str:
+        return admin_link(obj.memory, _memory_label(obj.memory))
+
+    @admin.display(description="memory belongs to")
+    def memory_owner(self, obj: MemoryRecall) -> str:
+        return obj.memory.user.get_username()
+
+    @admin.display(description="learned from")
+    def learned_from(self, obj: MemoryRecall) -> str:
+        source = obj.memory.source_turn
+        return admin_link(source, turn_label(source)) if source else "-"
+
+
+class WrittenMemoryInline(ReadOnlyInline):
+    """What this user turn wrote to the durable tier: new memories and restatements."""
+
+    model = MemoryEvidence
+    fk_name = "turn"
+    verbose_name = "memory written"
+    verbose_name_plural = "memories written from this turn"
+    fields = ["memory_link", "statement", "gate_similarity", "created_at"]
+    readonly_fields = fields
+    ordering = ["id"]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("memory").defer("memory__embedding")
+
+    @admin.display(description="memory")
+    def memory_link(self, obj: MemoryEvidence) -> str:
+        return admin_link(obj.memory, _memory_label(obj.memory))
+
+    @admin.display(description="statement")
+    def statement(self, obj: MemoryEvidence) -> str:
+        return "first statement (created it)" if obj.created else "restatement (refreshed it)"
+
+
+@admin.register(Turn)
+class TurnAdmin(ReadOnlyAdmin):
+    list_display = ["__str__", "conversation_link", "seq", "role", "user", "snippet", "memory_state", "created_at"]
+    list_display_links = ["__str__"]
+    list_filter = ["role", "memory_state", "model_name", "created_at"]
+    list_select_related = ["conversation", "user"]
+    search_fields = ["content", "conversation__public_id", "user__username"]
+    ordering = ["-created_at", "-id"]
+    show_full_result_count = False
+    fields = [
+        "conversation_link",
+        "user",
+        "seq",
+        "role",
+        "content",
+        "answers",
+        "answered_by",
+        "model_name",
+        "memory_state",
+        "created_at",
+    ]
+    readonly_fields = fields
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Turn]:
+        return super().get_queryset(request).select_related("conversation", "user", "reply_to__conversation")
+
+    def get_inlines(self, request: HttpRequest, obj: Turn | None) -> list:
+        if obj is None:
+            return []
+        return [RecalledMemoryInline] if obj.role == Turn.Role.ASSISTANT else [WrittenMemoryInline]
+
+    @admin.display(description="conversation", ordering="conversation__public_id")
+    def conversation_link(self, obj: Turn) -> str:
+        return admin_link(obj.conversation, obj.conversation.public_id)
+
+    @admin.display(description="content")
+    def snippet(self, obj: Turn) -> str:
+        return Truncator(obj.content).chars(SNIPPET_CHARS)
+
+    @admin.display(description="answers (the user turn, the probe for recall)")
+    def answers(self, obj: Turn) -> str:
+        return admin_link(obj.reply_to, turn_label(obj.reply_to)) if obj.reply_to else "-"
+
+    @admin.display(description="answered by")
+    def answered_by(self, obj: Turn) -> str:
+        if obj.role != Turn.Role.USER:
+            return "-"
+        reply = Turn.objects.filter(reply_to=obj, user=obj.user_id).select_related("conversation").first()
+        return admin_link(reply, turn_label(reply)) if reply else "not answered"

@@ -1,0 +1,304 @@
+"""Staff incident review of the durable memory tier.
+
+One memory page answers "where did this belief come from?" (source turn, every statement
+with its gate similarity) and "who else was shown this?" (every reply it was put into).
+The admin is a record, not an editor: memories are never added or edited here, users
+correct their own; staff only soft-delete and restore, through the same services the
+users' pages call, so each change leaves both a MemoryEvent and an admin LogEntry.
+Embedding vectors are never loaded, shown or editable: every queryset defers them.
+"""
+
+from __future__ import annotations
+
+from django.contrib import admin, messages
+from django.db import transaction
+from django.db.models import Count, Model, QuerySet
+from django.http import Http404, HttpRequest
+from django.urls import reverse
+from django.utils.html import format_html
+from django.utils.text import Truncator
+
+from memoryapp.models import Memory, MemoryEvent, MemoryEvidence, MemoryRecall
+from memoryapp.services import MemoryConflict, memory_restore, memory_soft_delete
+
+SNIPPET_CHARS = 120
+
+
+def admin_link(obj: Model | None, label: str | None = None) -> str:
+    """A link to the object's admin change page, or a dash when provenance was lost."""
+    if obj is None:
+        return "-"
+    url = reverse(f"admin:{obj._meta.app_label}_{obj._meta.model_name}_change", args=[obj.pk])
+    return format_html('<a href="{}">{}</a>', url, label if label is not None else str(obj))
+
+
+def turn_label(turn) -> str:
+    """`c-1a2b3c4d #3 user: first words…`; needs the turn's conversation loaded."""
+    snippet = Truncator(" ".join(turn.content.split())).chars(SNIPPET_CHARS)
+    return f"{turn.conversation.public_id} #{turn.seq} {turn.role}: {snippet}"
+
+
+class ReadOnlyInline(admin.TabularInline):
+    """An inline that shows history: nothing is added, changed or deleted through it."""
+
+    extra = 0
+    can_delete = False
+    show_change_link = False
+
+    def has_add_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
+        return False
+
+
+class LiveFilter(admin.SimpleListFilter):
+    title = "state"
+    parameter_name = "state"
+
+    def lookups(self, request, model_admin):
+        return [("live", "Live (recalled)"), ("deleted", "Deleted (never recalled)")]
+
+    def queryset(self, request, queryset):
+        if self.value() == "live":
+            return queryset.filter(deleted_at__isnull=True)
+        if self.value() == "deleted":
+            return queryset.filter(deleted_at__isnull=False)
+        return queryset
+
+
+class EvidenceInline(ReadOnlyInline):
+    """Every turn that stated the memory: the first statement, then restatements."""
+
+    model = MemoryEvidence
+    fk_name = "memory"
+    verbose_name = "statement"
+    verbose_name_plural = "stated in (evidence)"
+    fields = ["stated_in", "conversation_link", "statement", "gate_similarity", "created_at"]
+    readonly_fields = fields
+    ordering = ["created_at", "id"]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("conversation", "turn__conversation")
+
+    @admin.display(description="turn")
+    def stated_in(self, obj: MemoryEvidence) -> str:
+        return admin_link(obj.turn, turn_label(obj.turn)) if obj.turn else "-"
+
+    @admin.display(description="conversation")
+    def conversation_link(self, obj: MemoryEvidence) -> str:
+        return admin_link(obj.conversation)
+
+    @admin.display(description="statement")
+    def statement(self, obj: MemoryEvidence) -> str:
+        return "first statement" if obj.created else "restatement"
+
+
+class RecallInline(ReadOnlyInline):
+    """Every assistant reply the memory was put into: who was shown it, when, how similar."""
+
+    model = MemoryRecall
+    fk_name = "memory"
+    verbose_name = "reply given this memory"
+    verbose_name_plural = "given to replies (recalls)"
+    fields = ["shown_to", "reply", "asked", "conversation_link", "created_at", "similarity", "rank"]
+    readonly_fields = fields
+    ordering = ["-created_at", "-id"]
+
+    def get_queryset(self, request):
+        return (
+            super()
+            .get_queryset(request)
+            .select_related("user", "conversation", "reply_turn__conversation", "probe_turn__conversation")
+        )
+
+    @admin.display(description="shown to")
+    def shown_to(self, obj: MemoryRecall) -> str:
+        return obj.user.get_username()
+
+    @admin.display(description="reply turn")
+    def reply(self, obj: MemoryRecall) -> str:
+        return admin_link(obj.reply_turn, turn_label(obj.reply_turn))
+
+    @admin.display(description="probe (the turn it answered)")
+    def asked(self, obj: MemoryRecall) -> str:
+        return admin_link(obj.probe_turn, turn_label(obj.probe_turn))
+
+    @admin.display(description="conversation")
+    def conversation_link(self, obj: MemoryRecall) -> str:
+        return admin_link(obj.conversation)
+
+
+class EventInline(ReadOnlyInline):
+    model = MemoryEvent
+    fk_name = "memory"
+    verbose_name_plural = "history (corrections, deletes, restores)"
+    fields = ["action", "actor", "old_text", "new_text", "created_at"]
+    readonly_fields = fields
+    ordering = ["created_at", "id"]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("actor")
+
+
+@admin.register(Memory)
+class MemoryAdmin(admin.ModelAdmin):
+    list_display = ["snippet", "user", "is_live", "embedding_model", "times_seen", "created_at", "last_seen"]
+    list_filter = [LiveFilter, ("user", admin.RelatedOnlyFieldListFilter), "embedding_model", "created_at"]
+    list_select_related = ["user"]
+    search_fields = ["text", "user__username"]
+    ordering = ["-created_at", "-id"]
+    list_per_page = 50
+    show_full_result_count = False  # a second COUNT over every memory buys nothing here
+    actions = ["soft_delete_memories", "restore_memories"]
+    exclude = ["embedding"]
+    fieldsets = [
+        (None, {"fields": ["text", "user", "is_live", "deleted_at"]}),
+        ("Provenance", {"fields": ["source_conversation_link", "source_turn_link", "shown_to"]}),
+        (
+            "Bookkeeping",
+            {"fields": ["embedding_model", "content_hash", "times_seen", "created_at", "last_seen", "updated_at"]},
+        ),
+    ]
+    readonly_fields = [
+        "text",
+        "user",
+        "is_live",
+        "deleted_at",
+        "source_conversation_link",
+        "source_turn_link",
+        "shown_to",
+        "embedding_model",
+        "content_hash",
+        "times_seen",
+        "created_at",
+        "last_seen",
+        "updated_at",
+    ]
+    inlines = [EvidenceInline, RecallInline, EventInline]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Memory]:
+        # Every memory, deleted ones included; the vector never leaves the database.
+        return super().get_queryset(request).defer("embedding")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Memory | None = None) -> bool:
+        # The page of one memory is a read-only record; the list keeps change permission
+        # so that the soft delete and restore actions (which need it) are offered.
+        return obj is None and super().has_change_permission(request)
+
+    def has_delete_permission(self, request: HttpRequest, obj: Memory | None = None) -> bool:
+        # A hard delete would destroy what incident review needs; soft delete is the action.
+        return False
+
+    @admin.display(description="text", ordering="text")
+    def snippet(self, obj: Memory) -> str:
+        return Truncator(obj.text).chars(SNIPPET_CHARS)
+
+    @admin.display(description="live", boolean=True, ordering="deleted_at")
+    def is_live(self, obj: Memory) -> bool:
+        return obj.is_live
+
+    @admin.display(description="source conversation")
+    def source_conversation_link(self, obj: Memory) -> str:
+        return admin_link(obj.source_conversation)
+
+    @admin.display(description="source turn")
+    def source_turn_link(self, obj: Memory) -> str:
+        return admin_link(obj.source_turn, turn_label(obj.source_turn)) if obj.source_turn else "-"
+
+    @admin.display(description="shown to")
+    def shown_to(self, obj: Memory) -> str:
+        """Which users' replies were given this memory, and how often: one grouped query."""
+        rows = (
+            MemoryRecall.objects.filter(memory=obj)
+            .values("user__username")
+            .annotate(replies=Count("id"))
+            .order_by("user__username")
+        )
+        if not rows:
+            return "never recalled"
+        return ", ".join(f"{row['user__username']} ({row['replies']} replies)" for row in rows)
+
+    @admin.action(description="Soft delete selected memories (never recalled again)", permissions=["change"])
+    def soft_delete_memories(self, request: HttpRequest, queryset: QuerySet[Memory]) -> None:
+        done, skipped = 0, 0
+        for memory in queryset.select_related("user"):
+            try:
+                with transaction.atomic():
+                    memory_soft_delete(user=memory.user, memory_id=memory.pk, actor=request.user)
+                    self.log_change(request, memory, "Soft deleted: hidden from recall; the row is kept for review.")
+            except Http404:  # already deleted, by the user or another reviewer
+                skipped += 1
+                continue
+            done += 1
+        self.message_user(request, f"Soft deleted {done} memories.", messages.SUCCESS)
+        if skipped:
+            self.message_user(request, f"{skipped} selected memories were already deleted.", messages.WARNING)
+
+    @admin.action(description="Restore selected deleted memories", permissions=["change"])
+    def restore_memories(self, request: HttpRequest, queryset: QuerySet[Memory]) -> None:
+        done, skipped = 0, 0
+        for memory in queryset.select_related("user"):
+            try:
+                with transaction.atomic():
+                    memory_restore(user=memory.user, memory_id=memory.pk, actor=request.user, window=False)
+                    self.log_change(request, memory, "Restored: recalled again from the next request on.")
+            except Http404:  # not deleted
+                skipped += 1
+                continue
+            except MemoryConflict:
+                self.message_user(
+                    request,
+                    f"Not restored: “{Truncator(memory.text).chars(60)}” ({memory.user.get_username()}) "
+                    "has been remembered again since, as a new live memory.",
+                    messages.ERROR,
+                )
+                continue
+            done += 1
+        self.message_user(request, f"Restored {done} memories.", messages.SUCCESS)
+        if skipped:
+            self.message_user(request, f"{skipped} selected memories were not deleted.", messages.WARNING)
+
+
+@admin.register(MemoryRecall)
+class MemoryRecallAdmin(admin.ModelAdmin):
+    """Every memory given to every reply: the long form of "who was shown this?"."""
+
+    list_display = ["memory_link", "shown_to", "reply", "similarity", "rank", "created_at"]
+    list_filter = [("user", admin.RelatedOnlyFieldListFilter), "created_at"]
+    list_select_related = ["user", "memory", "reply_turn__conversation"]
+    search_fields = ["memory__text", "user__username", "conversation__public_id"]
+    ordering = ["-created_at", "-id"]
+    show_full_result_count = False
+
+    fields = ["memory", "user", "conversation", "probe_turn", "reply_turn", "similarity", "rank", "created_at"]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[MemoryRecall]:
+        return super().get_queryset(request).select_related("memory").defer("memory__embedding")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: MemoryRecall | None = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: MemoryRecall | None = None) -> bool:
+        return False
+
+    @admin.display(description="memory")
+    def memory_link(self, obj: MemoryRecall) -> str:
+        return admin_link(obj.memory, Truncator(obj.memory.text).chars(SNIPPET_CHARS))
+
+    @admin.display(description="shown to", ordering="user__username")
+    def shown_to(self, obj: MemoryRecall) -> str:
+        return obj.user.get_username()
+
+    @admin.display(description="reply turn")
+    def reply(self, obj: MemoryRecall) -> str:
+        return admin_link(obj.reply_turn, turn_label(obj.reply_turn))
