@@ -19,3 +19,21 @@ class TurnForm(forms.Form):
         if "\x00" in content:
             raise forms.ValidationError("The message contains a NUL character, which cannot be stored.")
         return content
+
+
+class DeleteAccountForm(forms.Form):
+    password = forms.CharField(
+        widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
+        label="Your password",
+        error_messages={"required": "Enter your password to confirm."},
+    )
+
+    def __init__(self, *args, user, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.user = user
+
+    def clean_password(self) -> str:
+        password = self.cleaned_data["password"]
+        if not self.user.check_password(password):
+            raise forms.ValidationError("That is not your password; nothing was deleted.")
+        return password

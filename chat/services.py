@@ -169,3 +169,12 @@ def memory_write_enqueue(*, user: AbstractBaseUser, turn: Turn, retry: bool = Fa
     if claimed:
         transaction.on_commit(lambda: remember_turn.enqueue(user_id=user.pk, turn_id=turn.pk))
     return bool(claimed)
+
+
+@transaction.atomic
+def account_erase(*, user: AbstractBaseUser) -> None:
+    """Delete a user and, by cascade, every conversation, turn, memory (with its vector),
+    evidence, recall and history row that belongs to them."""
+    from django.contrib.auth import get_user_model
+
+    get_user_model().objects.filter(pk=user.pk).delete()

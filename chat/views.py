@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from django.contrib import messages
-from django.contrib.auth import login
+from django.contrib.auth import login, logout
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import UserCreationForm
 from django.core.paginator import Paginator
@@ -11,9 +11,10 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import reswap, retarget
 
-from chat.forms import TurnForm
+from chat.forms import DeleteAccountForm, TurnForm
+from chat.ratelimit import by_ip, by_user, rate_limited
 from chat.selectors import conversation_get, conversation_list, conversation_turns, turn_views, user_turn_get
-from chat.services import chat_reply, chat_user_turn, conversation_create, memory_write_enqueue
+from chat.services import account_erase, chat_reply, chat_user_turn, conversation_create, memory_write_enqueue
 
 DETAIL = "chat/conversation_detail.html"
 
@@ -23,6 +24,7 @@ def _turn_url(conversation, seq: int) -> str:
 
 
 @require_http_methods(["GET", "POST"])
+@rate_limited("signup", by_ip)
 def signup(request: HttpRequest) -> HttpResponse:
     if request.user.is_authenticated:
         return redirect("chat:conversation_list")
@@ -32,6 +34,21 @@ def signup(request: HttpRequest) -> HttpResponse:
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         return redirect("chat:conversation_list")
     return render(request, "registration/signup.html", {"form": form}, status=400 if form.errors else 200)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+@rate_limited("login", by_user)
+def account_delete(request: HttpRequest) -> HttpResponse:
+    """Erase the account: its conversations, turns, memories, vectors and logs go with it."""
+    form = DeleteAccountForm(request.POST if request.method == "POST" else None, user=request.user)
+    if request.method == "POST" and form.is_valid():
+        user = request.user
+        logout(request)
+        account_erase(user=user)
+        messages.success(request, "Your account and everything remembered about you were deleted.")
+        return redirect("login")
+    return render(request, "registration/delete_account.html", {"form": form}, status=400 if form.errors else 200)
 
 
 @login_required
@@ -59,6 +76,7 @@ def conversation_detail(request: HttpRequest, public_id: str) -> HttpResponse:
 
 @login_required
 @require_POST
+@rate_limited("chat", by_user)
 def turn_create(request: HttpRequest, public_id: str) -> HttpResponse:
     """Store the user's turn. With htmx, answer with the turn and a placeholder that asks for
     the reply; without JavaScript, produce the reply here and go back to the page."""

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
+from django.utils.csp import CSP
 
 from config.env import env_bool, env_float, env_int, env_str
 
@@ -25,6 +26,22 @@ if SECRET_KEY is None:
         raise ImproperlyConfigured("DJANGO_SECRET_KEY must be set when DJANGO_DEBUG is off")
     SECRET_KEY = "insecure-development-key-only-for-debug-mode"  # noqa: S105
 ALLOWED_HOSTS = (env_str("DJANGO_ALLOWED_HOSTS", "127.0.0.1,localhost") or "").split(",")
+CSRF_TRUSTED_ORIGINS = [o for o in (env_str("DJANGO_CSRF_TRUSTED_ORIGINS", "") or "").split(",") if o]
+
+# Transport and cookie hardening: on whenever debug is off (`manage.py check --deploy` passes).
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+SESSION_COOKIE_HTTPONLY = True
+if not DEBUG:
+    SECURE_SSL_REDIRECT = env_bool("DJANGO_SECURE_SSL_REDIRECT", True)
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+    SECURE_HSTS_SECONDS = env_int("DJANGO_HSTS_SECONDS", 31_536_000)
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("DJANGO_HSTS_INCLUDE_SUBDOMAINS", True)
+    SECURE_HSTS_PRELOAD = env_bool("DJANGO_HSTS_PRELOAD", True)
+    if env_bool("DJANGO_BEHIND_TLS_PROXY", False):
+        SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -35,6 +52,9 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django.contrib.postgres",
     "rest_framework",
+    "rest_framework.authtoken",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
     "django_htmx",
     "memoryapp",
     "chat",
@@ -42,6 +62,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -50,6 +71,20 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
 ]
+
+# Django's built-in Content-Security-Policy, enforced in every mode so tests and the browser
+# see what production sees: scripts and styles only from this origin, no inline code.
+SECURE_CSP = {
+    "default-src": [CSP.SELF],
+    "script-src": [CSP.SELF],
+    "style-src": [CSP.SELF],
+    "img-src": [CSP.SELF, "data:"],
+    "connect-src": [CSP.SELF],
+    "object-src": [CSP.NONE],
+    "base-uri": [CSP.SELF],
+    "form-action": [CSP.SELF],
+    "frame-ancestors": [CSP.NONE],
+}
 
 ROOT_URLCONF = "config.urls"
 WSGI_APPLICATION = "config.wsgi.application"
@@ -103,6 +138,32 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = BASE_DIR / "staticfiles"
+
+# --- REST API -------------------------------------------------------------------------------
+# Token first: an anonymous request then gets 401 with `WWW-Authenticate: Token` rather than
+# a bare 403. Session auth serves the browser and keeps DRF's CSRF check.
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
+    "PAGE_SIZE": 25,
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Memory API",
+    "DESCRIPTION": "The caller's own memories (list, trace, correct, delete, search, export) and chat.",
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+    # Swagger UI from the sidecar package's static files: no CDN.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    # The one PATCH (correct a memory) needs its text: no separate all-optional component.
+    "COMPONENT_SPLIT_PATCH": False,
+}
 
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "/"
@@ -159,3 +220,11 @@ CHAT_CONTEXT_TOKENS = env_int("CHAT_CONTEXT_TOKENS", 3000)
 CHAT_MAX_RECENT_TURNS = env_int("CHAT_MAX_RECENT_TURNS", 20)
 CHAT_SUMMARY_MAX_CHARS = 2000
 CHAT_MAX_TURN_CHARS = 8000
+
+# Requests per window, counted in PostgreSQL (chat/ratelimit.py): (limit, seconds, what).
+RATE_LIMITS = {
+    "login": (env_int("RATE_LIMIT_LOGIN", 10), 60, "sign-in attempts"),
+    "signup": (env_int("RATE_LIMIT_SIGNUP", 5), 600, "sign-ups from this address"),
+    "chat": (env_int("RATE_LIMIT_CHAT", 30), 60, "messages"),
+    "search": (env_int("RATE_LIMIT_SEARCH", 60), 60, "searches"),
+}

@@ -272,3 +272,12 @@ def recall_log(*, user: AbstractBaseUser, probe_turn: Turn, reply_turn: Turn, re
             if item.memory.user_id == user.pk
         ]
     )
+
+
+def memory_purge_deleted(*, older_than: timedelta) -> dict[str, int]:
+    """Hard-delete memories soft-deleted more than `older_than` ago, with their evidence,
+    recall and history rows (retention). Live memories are never touched."""
+    cutoff = timezone.now() - older_than
+    with transaction.atomic():
+        _, by_model = Memory.objects.filter(deleted_at__isnull=False, deleted_at__lt=cutoff).delete()
+    return {label.split(".")[-1]: count for label, count in by_model.items()}

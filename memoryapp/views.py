@@ -10,6 +10,7 @@ from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from chat.ratelimit import by_user, rate_limited
 from memoryapp.forms import ForgetAllForm, MemoryTextForm
 from memoryapp.llm import ModelUnavailable
 from memoryapp.selectors import memory_export, memory_list, memory_search, memory_trace
@@ -27,8 +28,13 @@ DETAIL = "memoryapp/memory_detail.html"
 PAGE_SIZE = 25
 
 
+def _searching_user(request: HttpRequest) -> str | None:
+    return by_user(request) if request.GET.get("s", "").strip() else None
+
+
 @login_required
 @require_GET
+@rate_limited("search", _searching_user, methods=("GET",))
 def memory_list_view(request: HttpRequest) -> HttpResponse:
     """The user's live memories, newest first; `q` filters by text, `s` searches by meaning."""
     text = request.GET.get("q", "")[:200]

@@ -19,8 +19,15 @@ document.addEventListener("htmx:afterSwap", (event) => {
 document.addEventListener("htmx:responseError", (event) => {
   const box = document.getElementById("htmx-error");
   if (!box) return;
-  box.textContent = `The server could not complete that request (${event.detail.xhr.status}). Your message, if sent, is saved: reload the page to see it.`;
+  const xhr = event.detail.xhr;
+  box.textContent = xhr.status === 429
+    ? xhr.responseText
+    : `The server could not complete that request (${xhr.status}). Your message, if sent, is saved: reload the page to see it.`;
   box.hidden = false;
+});
+document.addEventListener("htmx:beforeRequest", () => {
+  const box = document.getElementById("htmx-error");
+  if (box) box.hidden = true;
 });
 document.addEventListener("htmx:sendError", () => {
   const box = document.getElementById("htmx-error");

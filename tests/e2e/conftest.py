@@ -30,7 +30,13 @@ def browser_type_launch_args(browser_type_launch_args):
 @pytest.fixture
 def page(page):
     page.set_default_timeout(10_000)  # a broken page should fail in seconds, not hang for 30
-    return page
+    errors: list[str] = []
+    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    yield page
+    # The Content-Security-Policy is enforced: a blocked script or style is a bug, not noise.
+    assert [e for e in errors if "Content Security Policy" in e or "Refused to" in e] == []
+    assert [e for e in errors if "404" not in e and "429" not in e] == []
 
 
 @pytest.fixture

@@ -1,0 +1,138 @@
+"""The chat REST API: conversations and turns, through the same services as the pages.
+
+Every lookup is keyed by `request.user`: another user's conversation id is a 404.
+"""
+
+from __future__ import annotations
+
+from django.urls import reverse
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_serializer
+from rest_framework import generics, serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from chat.forms import TurnForm
+from chat.selectors import conversation_get, conversation_list, conversation_turns, turn_views, user_turn_get
+from chat.serializers import ConversationSerializer, TurnSerializer
+from chat.services import ReplyOutcome, chat_reply, chat_user_turn, conversation_create
+from memoryapp.serializers import DetailSerializer, FormCheckedTextField
+
+NOT_FOUND = OpenApiResponse(DetailSerializer, description="No such conversation among the caller's own.")
+
+
+@extend_schema_serializer(component_name="ChatExchange")
+class ExchangeSerializer(serializers.Serializer):
+    """A user turn and its reply; the memories the reply was given are on `reply.memories_used`."""
+
+    user_turn = TurnSerializer()
+    reply = TurnSerializer()
+
+
+@extend_schema_serializer(component_name="ChatModelFailure")
+class ModelFailureSerializer(serializers.Serializer):
+    """The model did not answer. The user turn is saved; POST to `retry_url` to ask again."""
+
+    detail = serializers.CharField()
+    user_turn = TurnSerializer()
+    retry_url = serializers.URLField()
+
+
+def _outcome_response(request: Request, outcome: ReplyOutcome, success_status: int) -> Response:
+    """The exchange, or 503 with the saved user turn and where to retry when the model failed."""
+    turns = [outcome.user_turn] + ([outcome.reply] if outcome.reply else [])
+    views = turn_views(user=request.user, turns=turns)
+    if outcome.reply is None:
+        conversation = outcome.user_turn.conversation
+        retry = reverse("chat_api:turn_reply", args=[conversation.public_id, outcome.user_turn.seq])
+        body = {
+            "detail": f"{outcome.error} Your message was saved; retry to ask again.",
+            "user_turn": views[0],
+            "retry_url": request.build_absolute_uri(retry),
+        }
+        return Response(ModelFailureSerializer(body).data, status=status.HTTP_503_SERVICE_UNAVAILABLE)
+    return Response(ExchangeSerializer({"user_turn": views[0], "reply": views[1]}).data, status=success_status)
+
+
+class ConversationListApi(generics.ListAPIView):
+    """The caller's conversations, most recently active first; POST starts a new one."""
+
+    serializer_class = ConversationSerializer
+
+    @extend_schema_serializer(component_name="ConversationCreate")
+    class InputSerializer(serializers.Serializer):
+        title = serializers.CharField(max_length=200, required=False, default="", allow_blank=True)
+
+    def get_queryset(self):
+        return conversation_list(user=self.request.user)
+
+    @extend_schema(operation_id="conversations_list")
+    def get(self, request: Request, *args, **kwargs) -> Response:
+        return super().get(request, *args, **kwargs)
+
+    @extend_schema(
+        operation_id="conversations_create",
+        request=InputSerializer,
+        responses={201: ConversationSerializer, 400: OpenApiResponse(description="The title is too long.")},
+    )
+    def post(self, request: Request) -> Response:
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        conversation = conversation_create(user=request.user, title=serializer.validated_data["title"])
+        return Response(ConversationSerializer(conversation).data, status=status.HTTP_201_CREATED)
+
+
+class TurnListApi(APIView):
+    """A conversation's turns in order; POST says something and gets the reply."""
+
+    @extend_schema_serializer(component_name="TurnCreate")
+    class InputSerializer(serializers.Serializer):
+        content = FormCheckedTextField(
+            form_class=TurnForm, form_field="content", help_text="What the user says (not empty, not too long)."
+        )
+
+    @extend_schema(operation_id="turns_list", responses={200: TurnSerializer(many=True), 404: NOT_FOUND})
+    def get(self, request: Request, public_id: str) -> Response:
+        conversation = conversation_get(user=request.user, public_id=public_id)
+        views = conversation_turns(user=request.user, conversation=conversation)
+        return Response(TurnSerializer(views, many=True).data)
+
+    @extend_schema(
+        operation_id="turns_create",
+        request=InputSerializer,
+        responses={
+            201: ExchangeSerializer,
+            400: OpenApiResponse(description="The message is empty, too long or contains a NUL; nothing was saved."),
+            404: NOT_FOUND,
+            503: ModelFailureSerializer,
+        },
+    )
+    def post(self, request: Request, public_id: str) -> Response:
+        """Save the user turn first, then ask for the reply; when the model fails the turn stays saved."""
+        conversation = conversation_get(user=request.user, public_id=public_id)
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        turn = chat_user_turn(
+            user=request.user, conversation=conversation, content=serializer.validated_data["content"]
+        )
+        outcome = chat_reply(user=request.user, user_turn=turn)
+        return _outcome_response(request, outcome, status.HTTP_201_CREATED)
+
+
+class TurnReplyApi(APIView):
+    """The reply to one user turn: made once, so asking again returns the same reply (the retry)."""
+
+    @extend_schema(
+        operation_id="turns_reply",
+        request=None,
+        responses={
+            200: ExchangeSerializer,
+            404: OpenApiResponse(DetailSerializer, description="No such user turn in the caller's conversation."),
+            503: ModelFailureSerializer,
+        },
+    )
+    def post(self, request: Request, public_id: str, seq: int) -> Response:
+        conversation = conversation_get(user=request.user, public_id=public_id)
+        user_turn = user_turn_get(user=request.user, conversation=conversation, seq=seq)
+        outcome = chat_reply(user=request.user, user_turn=user_turn)
+        return _outcome_response(request, outcome, status.HTTP_200_OK)

@@ -1,0 +1,92 @@
+"""Per-user and per-client rate limits, counted in PostgreSQL.
+
+Fixed windows: a key may make `limit` requests per `period` seconds. The count is one atomic
+`INSERT ... ON CONFLICT DO UPDATE ... RETURNING`, shared by every process; no cache server is
+needed (cache-based limiters need memcached or Redis for atomic increments).
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from django.conf import settings
+from django.db import connection
+from django.http import HttpRequest, HttpResponse
+
+from chat.models import RateLimitCounter
+
+_HIT = f"""
+    INSERT INTO {RateLimitCounter._meta.db_table} (key, window_start, count)
+    VALUES (%s, %s, 1)
+    ON CONFLICT (key, window_start) DO UPDATE SET count = {RateLimitCounter._meta.db_table}.count + 1
+    RETURNING count
+"""
+
+
+@dataclass(frozen=True)
+class Decision:
+    allowed: bool
+    retry_after: int
+
+
+def hit(key: str, *, limit: int, period: int) -> Decision:
+    """Count one request for `key`; allowed while the window's count is within `limit`."""
+    now = time.time()
+    start = int(now) // period * period
+    with connection.cursor() as cursor:
+        cursor.execute(_HIT, [key[:200], datetime.fromtimestamp(start, tz=UTC)])
+        (count,) = cursor.fetchone()
+    return Decision(allowed=count <= limit, retry_after=max(1, int(start + period - now)))
+
+
+def client_ip(request: HttpRequest) -> str:
+    return request.META.get("REMOTE_ADDR", "unknown")
+
+
+def too_many_requests(retry_after: int, what: str) -> HttpResponse:
+    response = HttpResponse(
+        f"Too many {what}. Please wait {retry_after} seconds and try again.",
+        status=429,
+        content_type="text/plain; charset=utf-8",
+    )
+    response["Retry-After"] = str(retry_after)
+    return response
+
+
+def rate_limited(scope: str, *keys: Callable[[HttpRequest], str | None], methods: tuple[str, ...] = ("POST",)):
+    """Limit a view by each key function (None skips a key) using settings.RATE_LIMITS[scope]."""
+
+    def decorate(view):
+        @functools.wraps(view)
+        def wrapper(request: HttpRequest, *args, **kwargs):
+            if request.method in methods:
+                limit, period, what = settings.RATE_LIMITS[scope]
+                for key in keys:
+                    value = key(request)
+                    if value is None:
+                        continue
+                    decision = hit(f"{scope}:{value}", limit=limit, period=period)
+                    if not decision.allowed:
+                        return too_many_requests(decision.retry_after, what)
+            return view(request, *args, **kwargs)
+
+        return wrapper
+
+    return decorate
+
+
+def by_user(request: HttpRequest) -> str | None:
+    return f"user:{request.user.pk}" if request.user.is_authenticated else None
+
+
+def by_ip(request: HttpRequest) -> str:
+    return f"ip:{client_ip(request)}"
+
+
+def by_username(request: HttpRequest) -> str | None:
+    username = request.POST.get("username", "").strip().lower()
+    return f"username:{username}" if username else None

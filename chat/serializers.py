@@ -1,0 +1,49 @@
+"""Serializers for the chat API. A turn carries what memory did around it: recalled or written."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from chat.models import Turn
+
+
+class ConversationSerializer(serializers.Serializer):
+    public_id = serializers.CharField()
+    title = serializers.CharField()
+    created_at = serializers.DateTimeField()
+    updated_at = serializers.DateTimeField()
+
+
+class MemoryUsedSerializer(serializers.Serializer):
+    """A memory given to a reply (a MemoryRecall row)."""
+
+    memory_id = serializers.IntegerField()
+    text = serializers.CharField(source="memory.text")
+    similarity = serializers.FloatField()
+    rank = serializers.IntegerField()
+
+
+class MemoryWrittenSerializer(serializers.Serializer):
+    """A memory a user turn created or restated (a MemoryEvidence row)."""
+
+    memory_id = serializers.IntegerField()
+    text = serializers.CharField(source="memory.text")
+    created = serializers.BooleanField(help_text="True when this turn created the memory, false when it restated it.")
+
+
+class TurnSerializer(serializers.Serializer):
+    """A turn as `chat.selectors.TurnView`."""
+
+    seq = serializers.IntegerField(source="turn.seq")
+    role = serializers.ChoiceField(source="turn.role", choices=Turn.Role.choices)
+    content = serializers.CharField(source="turn.content")
+    created_at = serializers.DateTimeField(source="turn.created_at")
+    model_name = serializers.CharField(source="turn.model_name", help_text="On a reply: the model that wrote it.")
+    memory_state = serializers.ChoiceField(
+        source="turn.memory_state",
+        choices=Turn.MemoryState.choices,
+        help_text="On a user turn: where the memory write stands.",
+    )
+    answered = serializers.BooleanField(help_text="On a user turn: whether it has a reply.")
+    memories_used = MemoryUsedSerializer(many=True, source="recalled", help_text="On a reply, in rank order.")
+    memories_written = MemoryWrittenSerializer(many=True, source="written", help_text="On a user turn.")

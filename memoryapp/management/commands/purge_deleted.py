@@ -1,0 +1,36 @@
+import re
+from datetime import timedelta
+
+from django.core.management.base import BaseCommand, CommandError
+from django.utils import timezone
+
+from chat.models import RateLimitCounter
+from memoryapp.services import memory_purge_deleted
+
+_UNITS = {"d": "days", "h": "hours", "m": "minutes"}
+
+
+def parse_age(text: str) -> timedelta:
+    match = re.fullmatch(r"(\d+)([dhm])", text.strip())
+    if not match:
+        raise CommandError(f"--older-than takes a number and a unit (d, h or m), like 30d; got {text!r}")
+    return timedelta(**{_UNITS[match.group(2)]: int(match.group(1))})
+
+
+class Command(BaseCommand):
+    help = (
+        "Hard-delete memories soft-deleted longer ago than the retention period, with their evidence and recall rows."
+    )
+
+    def add_arguments(self, parser) -> None:
+        parser.add_argument("--older-than", default="30d", help="retention, e.g. 30d, 12h, 90m (default 30d)")
+
+    def handle(self, *args, older_than: str, **options) -> None:
+        age = parse_age(older_than)
+        removed = memory_purge_deleted(older_than=age)
+        # Rate-limit windows older than a day count nothing any more.
+        stale, _ = RateLimitCounter.objects.filter(window_start__lt=timezone.now() - timedelta(days=1)).delete()
+        summary = ", ".join(f"{count} {name}" for name, count in sorted(removed.items())) or "nothing"
+        self.stdout.write(
+            f"Purged memories deleted more than {older_than} ago: {summary}. Stale rate-limit rows: {stale}."
+        )
