@@ -11,6 +11,8 @@ per user, as mem0 documents), and times on the same probes:
   vector: the database's share, comparable to our `sql` timing;
 - `search`: `Memory.search(text, top_k=k, filters={"user_id": ...})`, the whole call
   (embedding the probe with its own model included), comparable to our `recall`.
+Both are timed twice: with mem0's default HNSW index, then without it (mem0's `hnsw: False`),
+which is exact, for a comparison at equal exactness.
 
 Loading: our memories are synthetic vectors, not sentences, so during `add` the embedder
 answers each memory's text with that memory's generated vector (everything else in `add`
@@ -37,6 +39,8 @@ import numpy as np  # noqa: E402
 from bench.synthetic import Dataset, memory_text, percentiles, position_of, true_top_k, user_vectors  # noqa: E402
 
 COLLECTION = "memories"
+HNSW_INDEX = "memories_hnsw_idx"
+HNSW_OPS = "vector vector_cosine_ops"
 
 
 class _LookupEmbedder:
@@ -130,8 +134,6 @@ def _load(memory: Any, dataset: Dataset, progress: bool) -> dict[str, float]:
 
 def run(job: dict[str, Any]) -> dict[str, Any]:
     progress = job.get("progress", True)
-    from tqdm import tqdm
-
     dataset = Dataset(**job["dataset"])
     k = job["k"]
     _ensure_database(job["maintenance_uri"], job["database"])
@@ -152,6 +154,29 @@ def run(job: dict[str, Any]) -> dict[str, Any]:
             vectors_by_user[user_index] = user_vectors(dataset.seed, user_index, dataset.count_for(user_index))
         return true_top_k(vectors_by_user[user_index], probe, k)
 
+    # mem0's default (hnsw: True) creates this index with the table; a previous run may have dropped it.
+    _execute(job["uri"], f"CREATE INDEX IF NOT EXISTS {HNSW_INDEX} ON {COLLECTION} USING hnsw ({HNSW_OPS})")
+    result: dict[str, Any] = {"label": job["label"], "database": job["database"], "rows": dataset.rows, "load": load}
+    result.update(_measure(memory, job, truth, "hnsw (default)", progress))
+    if job.get("exact_variant", True):
+        # mem0 with `hnsw: False` is the same table without that index: an exact scan of every
+        # row, the user filter on the JSONB payload (no index on it).
+        _execute(job["uri"], f"DROP INDEX IF EXISTS {HNSW_INDEX}")
+        result["exact"] = _measure(memory, job, truth, "hnsw: False", progress)
+    return result
+
+
+def _execute(uri: str, statement: str) -> None:
+    import psycopg
+
+    with psycopg.connect(uri, autocommit=True) as conn:
+        conn.execute(statement)
+
+
+def _measure(memory: Any, job: dict[str, Any], truth: Any, variant: str, progress: bool) -> dict[str, Any]:
+    from tqdm import tqdm
+
+    k = job["k"]
     probes = job["probes"]
     bar = {"unit": "probe", "disable": not progress, "leave": False}
     # Warm-up: the model, the pool, the index pages.
@@ -159,7 +184,7 @@ def run(job: dict[str, Any]) -> dict[str, Any]:
         memory.search(probe["text"], top_k=k, filters={"user_id": f"u{probe['user_index']}"}, threshold=0.0)
 
     vector_times, vector_exact, vector_returned = [], 0, []
-    for probe in tqdm(probes, desc=f"mem0 {job['label']}: vector search", **bar):
+    for probe in tqdm(probes, desc=f"mem0 {job['label']} {variant}: vector search", **bar):
         user = f"u{probe['user_index']}"
         start = time.perf_counter()
         rows = memory.vector_store.search(
@@ -171,22 +196,18 @@ def run(job: dict[str, Any]) -> dict[str, Any]:
         vector_exact += got == truth(probe["user_index"], np.asarray(probe["vector"], dtype=np.float32))
 
     search_times, search_exact, search_returned = [], 0, []
-    for probe in tqdm(probes, desc=f"mem0 {job['label']}: Memory.search", **bar):
+    for probe in tqdm(probes, desc=f"mem0 {job['label']} {variant}: Memory.search", **bar):
         user = f"u{probe['user_index']}"
         start = time.perf_counter()
-        result = memory.search(probe["text"], top_k=k, filters={"user_id": user}, threshold=0.0)
+        found = memory.search(probe["text"], top_k=k, filters={"user_id": user}, threshold=0.0)
         search_times.append(time.perf_counter() - start)
-        got = [position_of(item["memory"]) for item in result["results"]]
+        got = [position_of(item["memory"]) for item in found["results"]]
         search_returned.append(len(got))
         searched_with = np.asarray(memory.embedding_model.embed(probe["text"], "search"), dtype=np.float32)
         search_exact += got == truth(probe["user_index"], searched_with)
 
     return {
-        "label": job["label"],
-        "database": job["database"],
-        "rows": dataset.rows,
-        "hnsw": job.get("hnsw", True),
-        "load": load,
+        "variant": variant,
         "vector_search": percentiles(vector_times),
         "search": percentiles(search_times),
         "exact_vector_search": vector_exact / len(probes),

@@ -18,7 +18,8 @@ def _triple(stats: dict[str, float]) -> str:
 def _ratio(theirs: dict[str, float], ours: dict[str, float], key: str) -> str:
     if not theirs.get("n") or not ours.get("n"):
         return "-"
-    return f"{theirs[key] / ours[key]:.0f}x"
+    ratio = theirs[key] / ours[key]
+    return f"{ratio:.1f}x" if ratio < 10 else f"{ratio:.0f}x"
 
 
 def render(results: Results) -> str:
@@ -56,17 +57,22 @@ def render(results: Results) -> str:
                 lines.append(f"| {name} | mem0 did not run: {theirs['error']} |||||||||")
                 continue
             r = ours[name]
-            vs, s = theirs["vector_search"], theirs["search"]
             load = theirs["load"]
             load_text = "reused" if load.get("reused") else f"{load['memories_per_second']:.0f} memories/s"
-            lines.append(
-                f"| {name} | {_ms(r.sql, 'p50')} / {_ms(r.sql, 'p95')} | {_ms(vs, 'p50')} / {_ms(vs, 'p95')} "
-                f"| {_ratio(vs, r.sql, 'p50')} / {_ratio(vs, r.sql, 'p95')} "
-                f"| {_ms(r.recall, 'p50')} / {_ms(r.recall, 'p95')} | {_ms(s, 'p50')} / {_ms(s, 'p95')} "
-                f"| {_ratio(s, r.recall, 'p50')} / {_ratio(s, r.recall, 'p95')} | {r.exact_recall:.3f} "
-                f"| {theirs['exact_vector_search']:.3f} / {theirs['exact_search']:.3f} "
-                f"| {theirs['mean_returned_vector_search']:.2f} / {theirs['mean_returned_search']:.2f} | {load_text} |"
-            )
+            for variant in [theirs, theirs.get("exact")]:
+                if not variant:
+                    continue
+                vs, s = variant["vector_search"], variant["search"]
+                lines.append(
+                    f"| {name}, mem0 {variant.get('variant', 'hnsw (default)')} "
+                    f"| {_ms(r.sql, 'p50')} / {_ms(r.sql, 'p95')} | {_ms(vs, 'p50')} / {_ms(vs, 'p95')} "
+                    f"| {_ratio(vs, r.sql, 'p50')} / {_ratio(vs, r.sql, 'p95')} "
+                    f"| {_ms(r.recall, 'p50')} / {_ms(r.recall, 'p95')} | {_ms(s, 'p50')} / {_ms(s, 'p95')} "
+                    f"| {_ratio(s, r.recall, 'p50')} / {_ratio(s, r.recall, 'p95')} | {r.exact_recall:.3f} "
+                    f"| {variant['exact_vector_search']:.3f} / {variant['exact_search']:.3f} "
+                    f"| {variant['mean_returned_vector_search']:.2f} / {variant['mean_returned_search']:.2f} "
+                    f"| {load_text} |"
+                )
     if results.writes:
         w: dict[str, Any] = results.writes
         lines += [

@@ -42,6 +42,7 @@ class Options:
     write_users: int = 25
     embed_texts: int = 512
     reseed: bool = False
+    seed_only: bool = False
     progress: bool = True
 
 
@@ -105,6 +106,8 @@ def run(options: Options) -> Results:
             with database.using_database(database.PREFIX + name):
                 users, seeded = ensure_seeded(dataset, reseed=options.reseed, progress=options.progress)
                 _say(options.progress, f"{name}: {'seeded' if seeded else 'reused'} {dataset.rows:,} memories")
+                if options.seed_only:
+                    continue
                 sample = [0, dataset.users - 1] + ([HEAVY_USER_INDEX] if dataset.heavy else [])
                 assert all(stored_vectors_match(dataset, i, users[i]) for i in sample), "stored data differs"
                 regular = measure_recall(
@@ -136,6 +139,8 @@ def run(options: Options) -> Results:
                     reload=options.mem0_reload,
                     progress=options.progress,
                 )
+        if options.seed_only:
+            return results
         if options.write_users:
             database.drop_database(WRITE_DATABASE)
             with database.using_database(WRITE_DATABASE):

@@ -23,6 +23,7 @@ class Command(BaseCommand):
         parser.add_argument("--mem0-reload", action="store_true", help="reload mem0's data even if present")
         parser.add_argument("--write-users", type=int, default=25, help="writers for the write path (40 turns each)")
         parser.add_argument("--reseed", action="store_true", help="reseed our datasets even if present")
+        parser.add_argument("--seed-only", action="store_true", help="seed the datasets (or keep them) and stop")
         parser.add_argument("--json", type=Path, help="also write every figure to this JSON file")
         parser.add_argument("--explain", action="store_true", help="also print one EXPLAIN ANALYZE per dataset")
         parser.add_argument("--drop", action="store_true", help="drop every benchmark database and exit")
@@ -53,7 +54,10 @@ class Command(BaseCommand):
             )
         opts.mem0_reload = options["mem0_reload"]
         opts.reseed = options["reseed"]
+        opts.seed_only = options["seed_only"]
         results = runner.run(opts)
+        if opts.seed_only:
+            return
         self.stdout.write(report.render(results))
         if options["explain"]:
             self.stdout.write("\n" + report.explain_section(results))
