@@ -120,7 +120,7 @@ def remember(user: AbstractBaseUser, turn: Turn) -> int:
         return 0
     model_name, kept, rejected = gate_facts(turn.content, facts)
     for fact in rejected:
-        logger.info("write gate rejected a fact (similarity %.3f) from turn %s", fact.similarity, turn.pk)
+        logger.debug("write gate rejected a fact (similarity %.3f) from turn %s", fact.similarity, turn.pk)
     if not kept:
         return 0
 
