@@ -58,8 +58,7 @@ def test_memory_page_shows_provenance_evidence_recalls_and_history(staff_client,
     html = response.content.decode()
     # Provenance: the source conversation and turn, as admin links.
     assert reverse("admin:chat_conversation_change", args=[history.conversation.pk]) in html
-    assert turn_url(history.source) in html
-    assert f"{history.conversation.public_id} #1 user: Call me Priya" in html
+    assert f'<a href="{turn_url(history.source)}">{history.conversation.public_id} #1 user: Call me Priya' in html
     # Evidence: the first statement and the restatement, with the gate similarity.
     assert "first statement" in html and "restatement" in html
     assert turn_url(restated) in html
