@@ -157,7 +157,8 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "The caller's own memories (list, trace, correct, delete, search, export) and chat.",
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
-    # Swagger UI from the sidecar package's static files: no CDN.
+    # Swagger UI from the sidecar package's static files (no CDN), its start-up script a separate
+    # request (SpectacularSwaggerSplitView) so the Content-Security-Policy needs no inline code.
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",

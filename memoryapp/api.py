@@ -1,0 +1,162 @@
+"""The memory REST API: the caller's own memories, through the same selectors and services as the pages.
+
+Every lookup is keyed by `request.user`: another user's memory id is a 404, exactly like a
+missing one, so the API never confirms that someone else's memory exists.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.utils import timezone
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_serializer
+from rest_framework import generics, serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from memoryapp.forms import MemoryTextForm
+from memoryapp.llm import ModelUnavailable
+from memoryapp.selectors import memory_export, memory_list, memory_search, memory_trace
+from memoryapp.serializers import (
+    DetailSerializer,
+    FormCheckedTextField,
+    MemorySearchHitSerializer,
+    MemorySerializer,
+    MemoryTraceSerializer,
+)
+from memoryapp.services import MemoryConflict, memory_correct, memory_restore, memory_soft_delete
+
+EMBEDDER_DOWN = "The embedding model could not be reached; nothing was changed. Try again."
+NOT_FOUND = OpenApiResponse(DetailSerializer, description="No such memory among the caller's own.")
+
+
+class MemoryListApi(generics.ListAPIView):
+    """The caller's live memories, newest first, optionally filtered by plain text."""
+
+    serializer_class = MemorySerializer
+
+    def get_queryset(self):
+        return memory_list(user=self.request.user, text=self.request.query_params.get("q", "")[:200])
+
+    @extend_schema(
+        operation_id="memories_list",
+        parameters=[OpenApiParameter("q", str, description="Only memories whose text contains this.")],
+    )
+    def get(self, request: Request, *args, **kwargs) -> Response:
+        return super().get(request, *args, **kwargs)
+
+
+class MemoryDetailApi(APIView):
+    """One memory with its provenance; PATCH corrects its text, DELETE soft-deletes it."""
+
+    @extend_schema_serializer(component_name="MemoryCorrection")
+    class InputSerializer(serializers.Serializer):
+        text = FormCheckedTextField(
+            form_class=MemoryTextForm,
+            form_field="text",
+            help_text=f"The corrected fact, 1 to {settings.MEMORY_MAX_FACT_CHARS} characters.",
+        )
+
+    @extend_schema(operation_id="memories_retrieve", responses={200: MemoryTraceSerializer, 404: NOT_FOUND})
+    def get(self, request: Request, memory_id: int) -> Response:
+        trace = memory_trace(user=request.user, memory_id=memory_id)
+        return Response(MemoryTraceSerializer(trace).data)
+
+    @extend_schema(
+        operation_id="memories_correct",
+        request=InputSerializer,
+        responses={
+            200: MemoryTraceSerializer,
+            400: OpenApiResponse(description="The text is empty, too long or unusable."),
+            404: NOT_FOUND,
+            409: OpenApiResponse(DetailSerializer, description="Another live memory already says this."),
+            503: OpenApiResponse(DetailSerializer, description="The embedding model is unavailable."),
+        },
+    )
+    def patch(self, request: Request, memory_id: int) -> Response:
+        """Correct the text: re-embedded, provenance kept, the edit recorded in the history."""
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        try:
+            memory_correct(user=request.user, memory_id=memory_id, text=serializer.validated_data["text"])
+        except ValueError as exc:
+            return Response({"text": [str(exc)]}, status=status.HTTP_400_BAD_REQUEST)
+        except MemoryConflict as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
+        except ModelUnavailable:
+            return Response({"detail": EMBEDDER_DOWN}, status=status.HTTP_503_SERVICE_UNAVAILABLE)
+        trace = memory_trace(user=request.user, memory_id=memory_id)
+        return Response(MemoryTraceSerializer(trace).data)
+
+    @extend_schema(operation_id="memories_delete", responses={204: None, 404: NOT_FOUND})
+    def delete(self, request: Request, memory_id: int) -> Response:
+        """Soft delete: never recalled again from the next request on; restorable for a short while."""
+        memory_soft_delete(user=request.user, memory_id=memory_id)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class MemoryRestoreApi(APIView):
+    """Undo a delete within the undo period (MEMORY_UNDO_SECONDS)."""
+
+    @extend_schema(
+        operation_id="memories_restore",
+        request=None,
+        responses={
+            200: MemoryTraceSerializer,
+            404: OpenApiResponse(DetailSerializer, description="No such deleted memory, or the undo period passed."),
+            409: OpenApiResponse(DetailSerializer, description="The same fact has been remembered again since."),
+        },
+    )
+    def post(self, request: Request, memory_id: int) -> Response:
+        try:
+            memory_restore(user=request.user, memory_id=memory_id)
+        except MemoryConflict as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
+        trace = memory_trace(user=request.user, memory_id=memory_id)
+        return Response(MemoryTraceSerializer(trace).data)
+
+
+class MemorySearchApi(APIView):
+    """Semantic search over the caller's own live memories: the read path, with its similarity floor."""
+
+    @extend_schema_serializer(component_name="MemorySearch")
+    class InputSerializer(serializers.Serializer):
+        probe = serializers.CharField(max_length=2000, help_text="Text to search for by meaning.")
+
+    @extend_schema_serializer(component_name="MemorySearchResult")
+    class OutputSerializer(serializers.Serializer):
+        results = MemorySearchHitSerializer(many=True)
+
+    @extend_schema(
+        operation_id="memories_search",
+        request=InputSerializer,
+        responses={
+            200: OutputSerializer,
+            400: OpenApiResponse(description="No probe, or a blank one."),
+            503: OpenApiResponse(DetailSerializer, description="The embedding model is unavailable."),
+        },
+    )
+    def post(self, request: Request) -> Response:
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        try:
+            hits = memory_search(user=request.user, probe=serializer.validated_data["probe"])
+        except ModelUnavailable:
+            detail = "Search is unavailable right now: the embedding model could not be reached."
+            return Response({"detail": detail}, status=status.HTTP_503_SERVICE_UNAVAILABLE)
+        return Response(self.OutputSerializer({"results": hits}).data)
+
+
+class MemoryExportApi(APIView):
+    """Everything remembered about the caller, deleted memories included, with provenance, as a JSON download."""
+
+    @extend_schema(
+        operation_id="memories_export",
+        responses={200: OpenApiResponse(OpenApiTypes.OBJECT, description="The export document (no vectors).")},
+    )
+    def get(self, request: Request) -> Response:
+        data = memory_export(user=request.user)
+        stamp = timezone.now().strftime("%Y%m%d-%H%M%S")
+        filename = f"memories-{request.user.get_username()}-{stamp}.json"
+        return Response(data, headers={"Content-Disposition": f'attachment; filename="{filename}"'})
