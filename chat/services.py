@@ -154,8 +154,12 @@ def chat_reply(*, user: AbstractBaseUser, user_turn: Turn) -> ReplyOutcome:
             return ReplyOutcome(user_turn=user_turn, reply=Turn.objects.get(user=user, reply_to=user_turn))
         outcome.reply = reply
     memory_write_enqueue(user=user, turn=user_turn)
-    user_turn.refresh_from_db(fields=["memory_state"])
+    user_turn.memory_state = turn_memory_state(user=user, turn=user_turn)
     return outcome
+
+
+def turn_memory_state(*, user: AbstractBaseUser, turn: Turn) -> str:
+    return Turn.objects.filter(pk=turn.pk, user=user).values_list("memory_state", flat=True).get()
 
 
 def memory_write_enqueue(*, user: AbstractBaseUser, turn: Turn, retry: bool = False) -> bool:

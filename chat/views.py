@@ -14,7 +14,14 @@ from django_htmx.http import reswap, retarget
 from chat.forms import DeleteAccountForm, TurnForm
 from chat.ratelimit import by_ip, by_user, rate_limited
 from chat.selectors import conversation_get, conversation_list, conversation_turns, turn_views, user_turn_get
-from chat.services import account_erase, chat_reply, chat_user_turn, conversation_create, memory_write_enqueue
+from chat.services import (
+    account_erase,
+    chat_reply,
+    chat_user_turn,
+    conversation_create,
+    memory_write_enqueue,
+    turn_memory_state,
+)
 
 DETAIL = "chat/conversation_detail.html"
 
@@ -132,7 +139,7 @@ def turn_memory(request: HttpRequest, public_id: str, seq: int) -> HttpResponse:
     user_turn = user_turn_get(user=request.user, conversation=conversation, seq=seq)
     if request.method == "POST":
         memory_write_enqueue(user=request.user, turn=user_turn, retry=True)
-        user_turn.refresh_from_db(fields=["memory_state"])
+        user_turn.memory_state = turn_memory_state(user=request.user, turn=user_turn)
         if not request.htmx:
             return redirect(_turn_url(conversation, seq))
     (view,) = turn_views(user=request.user, turns=[user_turn])

@@ -42,7 +42,9 @@ def memory_nearest(
     rows = (
         Memory.objects.filter(user=user, deleted_at__isnull=True, embedding_model=embedding_model)
         .annotate(distance=CosineDistance("embedding", list(map(float, vector))))
-        .defer("embedding")
+        # provenance rides along: the request's memory note and the pages name the source
+        .select_related("source_conversation", "source_turn")
+        .defer("embedding", "source_turn__content")
         .order_by("distance", "id")[:k]
     )
     recalled: list[Recalled] = []

@@ -169,8 +169,8 @@ def _live_or_404(user: AbstractBaseUser, memory_id: int, *, deleted: bool = Fals
 def memory_soft_delete(*, user: AbstractBaseUser, memory_id: int, actor: AbstractBaseUser | None = None) -> Memory:
     """Hide a memory from recall from the very next request on; the row stays for incident review."""
     memory = _live_or_404(user, memory_id)
-    memory.deleted_at = timezone.now()
-    memory.save(update_fields=["deleted_at", "updated_at"])
+    memory.deleted_at = memory.updated_at = timezone.now()
+    Memory.objects.filter(pk=memory.pk, user=user).update(deleted_at=memory.deleted_at, updated_at=memory.updated_at)
     MemoryEvent.objects.create(memory=memory, user=user, actor=actor or user, action=MemoryEvent.Action.DELETED)
     return memory
 
@@ -188,8 +188,8 @@ def memory_restore(
         raise UndoExpired("The undo period for this memory has passed.")
     if Memory.objects.filter(user=user, content_hash=memory.content_hash, deleted_at__isnull=True).exists():
         raise MemoryConflict("This fact has been remembered again since it was deleted.")
-    memory.deleted_at = None
-    memory.save(update_fields=["deleted_at", "updated_at"])
+    memory.deleted_at, memory.updated_at = None, timezone.now()
+    Memory.objects.filter(pk=memory.pk, user=user).update(deleted_at=None, updated_at=memory.updated_at)
     MemoryEvent.objects.create(memory=memory, user=user, actor=actor or user, action=MemoryEvent.Action.RESTORED)
     return memory
 
