@@ -147,7 +147,8 @@ class EventInline(ReadOnlyInline):
 @admin.register(Memory)
 class MemoryAdmin(admin.ModelAdmin):
     list_display = ["snippet", "user", "is_live", "embedding_model", "times_seen", "created_at", "last_seen"]
-    list_filter = [LiveFilter, ("user", admin.RelatedOnlyFieldListFilter), "embedding_model", "created_at"]
+    # The user filter lists users, not a DISTINCT over every memory: it scales with accounts, not rows.
+    list_filter = [LiveFilter, "user", "embedding_model", "created_at"]
     list_select_related = ["user"]
     search_fields = ["text", "user__username"]
     ordering = ["-created_at", "-id"]
@@ -223,7 +224,12 @@ class MemoryAdmin(admin.ModelAdmin):
         )
         if not rows:
             return "never recalled"
-        return ", ".join(f"{row['user__username']} ({row['replies']} replies)" for row in rows)
+        url = reverse("admin:memoryapp_memoryrecall_changelist") + f"?memory__id__exact={obj.pk}"
+        return format_html(
+            '{} (<a href="{}">every recall</a>)',
+            ", ".join(f"{row['user__username']} ({row['replies']} replies)" for row in rows),
+            url,
+        )
 
     @admin.action(description="Soft delete selected memories (never recalled again)", permissions=["change"])
     def soft_delete_memories(self, request: HttpRequest, queryset: QuerySet[Memory]) -> None:
@@ -271,7 +277,7 @@ class MemoryRecallAdmin(admin.ModelAdmin):
     """Every memory given to every reply: the long form of "who was shown this?"."""
 
     list_display = ["memory_link", "shown_to", "reply", "similarity", "rank", "created_at"]
-    list_filter = [("user", admin.RelatedOnlyFieldListFilter), "created_at"]
+    list_filter = ["user", "created_at"]
     list_select_related = ["user", "memory", "reply_turn__conversation"]
     search_fields = ["memory__text", "user__username", "conversation__public_id"]
     ordering = ["-created_at", "-id"]

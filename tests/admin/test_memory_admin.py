@@ -66,6 +66,10 @@ def test_memory_page_shows_provenance_evidence_recalls_and_history(staff_client,
     assert "alice (1 replies)" in html
     assert turn_url(history.reply) in html
     assert turn_url(history.question) in html
+    every_recall = reverse("admin:memoryapp_memoryrecall_changelist") + f"?memory__id__exact={history.timezone.pk}"
+    assert every_recall in html
+    recalls = staff_client.get(every_recall)
+    assert [r.reply_turn_id for r in recalls.context["cl"].result_list] == [history.reply.pk]
     # History: the delete, by the staff member.
     assert "Deleted" in html
     # A record, not a form: nothing to save.
