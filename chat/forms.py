@@ -16,8 +16,6 @@ class TurnForm(forms.Form):
             raise forms.ValidationError(
                 f"Messages are limited to {limit:,} characters; this one has {len(content):,}. Nothing was sent."
             )
-        if "\x00" in content:
-            raise forms.ValidationError("The message contains a NUL character, which cannot be stored.")
         return content
 
 

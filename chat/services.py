@@ -121,7 +121,7 @@ def chat_reply(*, user: AbstractBaseUser, user_turn: Turn) -> ReplyOutcome:
     Idempotent per user turn: a turn that already has a reply gets it back, so a retried
     or doubled request never produces two answers. When the model fails, the user's turn is
     kept, nothing partial is written, and the outcome carries a message for a retry button.
-    The durable-memory write is queued once per user turn whether or not the reply worked.
+    The durable-memory write is queued once per user turn, after its reply.
     """
     if user_turn.user_id != user.pk or user_turn.role != Turn.Role.USER:
         raise PermissionError("chat_reply() needs a user turn of this user")
@@ -153,7 +153,9 @@ def chat_reply(*, user: AbstractBaseUser, user_turn: Turn) -> ReplyOutcome:
             # A concurrent request answered this turn first; one reply per turn, theirs stands.
             return ReplyOutcome(user_turn=user_turn, reply=Turn.objects.get(user=user, reply_to=user_turn))
         outcome.reply = reply
-    memory_write_enqueue(user=user, turn=user_turn)
+        # Only once the model has answered: while the endpoint is failing, a second call for
+        # the memory write would only double the user's wait. Retrying the reply queues it.
+        memory_write_enqueue(user=user, turn=user_turn)
     user_turn.memory_state = turn_memory_state(user=user, turn=user_turn)
     return outcome
 

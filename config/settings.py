@@ -188,8 +188,10 @@ OPENAI_API_KEY = env_str("OPENAI_API_KEY")
 LLM_ENABLED = bool(OPENAI_BASE_URL or OPENAI_API_KEY)
 LLM_CHAT_MODEL = env_str("MEMORY_CHAT_MODEL", "gpt-4o-mini")
 LLM_EXTRACT_MODEL = env_str("MEMORY_EXTRACT_MODEL", LLM_CHAT_MODEL)
-# A chat turn must not hang for minutes: the client's defaults are 600 s and 2 retries.
-LLM_TIMEOUT_SECONDS = env_float("MEMORY_LLM_TIMEOUT", 20.0)
+# A chat turn must not hang for minutes: the client's defaults are 600 s and 2 retries. With
+# 10 s and one retry a failing endpoint answers a turn within about 21 s (about 42 s when the
+# head summary is due in the same turn), after which the page offers Retry.
+LLM_TIMEOUT_SECONDS = env_float("MEMORY_LLM_TIMEOUT", 10.0)
 LLM_MAX_RETRIES = env_int("MEMORY_LLM_MAX_RETRIES", 1)
 
 # "local" is all-MiniLM-L6-v2 on onnxruntime, shipped in a wheel; any other value is an
