@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 
+from memoryapp.attribution import sentences
+
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+")
 # A clause ends at punctuation or at a conjunction that starts a new thought.
 _VALUE = (
@@ -373,10 +375,8 @@ _NEGATED_BEFORE = re.compile(r"\b(?:not|never|no longer|don't|do not|didn't|won'
 
 
 def _sentences(text: str) -> Iterator[str]:
-    for part in _SENTENCE_END.split(text):
-        part = part.strip()
-        if part:
-            yield part
+    # Not cut after a title: "Call me Dr. Alvarez." is one sentence.
+    yield from sentences(text)
 
 
 def _is_candidate_sentence(sentence: str) -> bool:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import re
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import TYPE_CHECKING
@@ -17,6 +16,7 @@ from django.utils import timezone
 from pgvector import Vector
 
 from chat.models import Turn
+from memoryapp import attribution
 from memoryapp.embeddings import get_embedder
 from memoryapp.extraction import clean_fact, extract_facts
 from memoryapp.hashing import content_hash
@@ -32,8 +32,7 @@ logger = logging.getLogger(__name__)
 # long message is not diluted away by the rest of it (measured: "The user works at Acme."
 # scores 0.27 against a three-clause turn and 0.58 against its own clause, while an
 # invented fact stays under 0.21 against every clause). Bounded to keep the batch small.
-_MAX_GATE_SOURCES = 16
-_CLAUSE_SPLIT = re.compile(r"(?<=[.!?;:,])\s+|\n+|\s+(?:and|but|so|because)\s+", re.IGNORECASE)
+_MAX_GATE_CLAUSES = 15
 
 
 @dataclass(frozen=True)
@@ -41,31 +40,39 @@ class GatedFact:
     text: str
     similarity: float
     vector: np.ndarray
-
-
-def _gate_sources(content: str) -> list[str]:
-    clauses = [c.strip() for c in _CLAUSE_SPLIT.split(content) if len(c.strip()) > 2]
-    if len(clauses) <= 1:
-        return [content]
-    return [content, *clauses[: _MAX_GATE_SOURCES - 1]]
+    rejected_because: str = ""
 
 
 def gate_facts(content: str, facts: list[str]) -> tuple[str, list[GatedFact], list[GatedFact]]:
-    """Embed the turn and its candidate facts in one batch; split facts into kept and rejected.
+    """Embed the turn, its clauses and the candidate facts in one batch; split the facts into
+    kept and rejected.
 
-    A fact is kept when its cosine similarity to the turn (or to one clause of it) is at
-    or above the write gate: a fact the extractor invented scores low against its own source.
+    A fact is kept when
+    1. its cosine similarity to the turn, or to one clause of it, is at or above the write
+       gate: a fact the extractor invented scores low against its own source; and
+    2. the clause that supports it best is the user speaking about themselves: similarity
+       measures topic, not subject, so a colleague's name or a sister's city put on the
+       user would pass step 1 (see memoryapp.attribution).
     """
     embedder = get_embedder()
-    sources = _gate_sources(content)
+    parts = attribution.clauses(content)[:_MAX_GATE_CLAUSES]
+    if not parts:
+        parts = [attribution.Clause(content, "unknown")]
+    sources = [content, *(part.text for part in parts)]
     vectors = embedder.embed([*sources, *facts])
     source_vectors, fact_vectors = vectors[: len(sources)], vectors[len(sources) :]
     gate = write_gate(embedder.name)
     kept: list[GatedFact] = []
     rejected: list[GatedFact] = []
     for text, vector in zip(facts, fact_vectors, strict=True):
-        similarity = float(np.max(source_vectors @ vector))
-        (kept if similarity >= gate else rejected).append(GatedFact(text, similarity, vector))
+        similarities = source_vectors @ vector
+        similarity = float(np.max(similarities))
+        if similarity < gate:
+            rejected.append(GatedFact(text, similarity, vector, "too far from the turn"))
+            continue
+        support = parts[int(np.argmax(similarities[1:]))]
+        reason = attribution.misattribution(text, support, content)
+        (rejected if reason else kept).append(GatedFact(text, similarity, vector, reason or ""))
     return embedder.name, kept, rejected
 
 
@@ -120,7 +127,12 @@ def remember(user: AbstractBaseUser, turn: Turn) -> int:
         return 0
     model_name, kept, rejected = gate_facts(turn.content, facts)
     for fact in rejected:
-        logger.debug("write gate rejected a fact (similarity %.3f) from turn %s", fact.similarity, turn.pk)
+        logger.debug(
+            "write gate rejected a fact from turn %s: %s (similarity %.3f)",
+            turn.pk,
+            fact.rejected_because,
+            fact.similarity,
+        )
     if not kept:
         return 0
 

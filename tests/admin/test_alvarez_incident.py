@@ -17,31 +17,33 @@ from memoryapp.embeddings import get_embedder
 from memoryapp.models import Memory, MemoryRecall
 from memoryapp.rules import extract_facts_by_rules
 from memoryapp.selectors import recall
-from memoryapp.services import remember
+from memoryapp.services import gate_facts, remember
 from memoryapp.thresholds import recall_floor, write_gate
 from tests.factories import user_turn
 
 COLLEAGUE = "I'm meeting my colleague Dr. Alvarez tomorrow to go over the lab results."
 ALVAREZ = "The user's name is Dr. Alvarez."
 GREETING = "Good morning, doctor! Do you remember my name?"
+AMBIGUOUS = "Dr. Alvarez here, following up on the lab results."
 
 
 @pytest.mark.django_db
-def test_write_gate_does_not_catch_a_colleagues_name_stated_as_the_users(alice, fake_llm):
-    """The gate compares meaning, not who the sentence is about: the turn names Dr. Alvarez,
-    so the misattributed fact scores well above the gate, while a fact with nothing in the
-    turn behind it is rejected. The offline rules do not make this mistake at all."""
+def test_write_gate_rejects_a_colleagues_name_stated_as_the_users(alice, fake_llm):
+    """Similarity alone would pass it: the turn names Dr. Alvarez, so the misattributed fact
+    scores above the gate. The attribution check sees that the turn gives the name to the
+    user's colleague and rejects it; the unsupported fact fails on similarity. The offline
+    rules do not make this mistake at all."""
     assert extract_facts_by_rules(COLLEAGUE, limit=2) == []
+    _, kept, rejected = gate_facts(COLLEAGUE, [ALVAREZ, "The user is allergic to peanuts."])
+    assert kept == []
+    alvarez, peanuts = rejected
+    assert alvarez.similarity >= write_gate(get_embedder().name)
+    assert alvarez.rejected_because == "the turn gives the name 'Dr. Alvarez' to the user's colleague"
+    assert peanuts.similarity < write_gate(get_embedder().name)
+
     fake_llm.facts(ALVAREZ, "The user is allergic to peanuts.")
-    turn = user_turn(alice, COLLEAGUE)
-
-    assert remember(alice, turn) == 1
-
-    memory = Memory.objects.defer("embedding").get(user=alice)
-    assert memory.text == ALVAREZ
-    assert memory.source_turn_id == turn.pk  # provenance: the colleague sentence
-    evidence = memory.evidence.get()
-    assert evidence.gate_similarity >= write_gate(memory.embedding_model)
+    assert remember(alice, user_turn(alice, COLLEAGUE)) == 0
+    assert not Memory.objects.filter(user=alice).exists()
 
 
 def _chat(user, conversation, content: str, fake_llm, *, reply: str, facts: tuple[str, ...] = ()):
@@ -58,9 +60,10 @@ def _chat(user, conversation, content: str, fake_llm, *, reply: str, facts: tupl
 def test_alvarez_incident_is_traced_and_never_reaches_another_user(
     alice, bob, staff_client, fake_llm, django_assert_num_queries
 ):
-    # Alice mentions her colleague; the faulty extractor makes it her name, written on commit.
+    # A name does get stored from an ambiguous introduction (the gate cannot tell that this is
+    # a voicemail read aloud); from here on it is a wrong memory that must stay Alice's alone.
     alices_chat = conversation_create(user=alice)
-    source = _chat(alice, alices_chat, COLLEAGUE, fake_llm, reply="Good luck with the meeting.", facts=(ALVAREZ,))
+    source = _chat(alice, alices_chat, AMBIGUOUS, fake_llm, reply="Noted.", facts=(ALVAREZ,))
     alvarez = Memory.objects.defer("embedding").get(user=alice, text=ALVAREZ)
     assert alvarez.source_turn_id == source.user_turn.pk
 
@@ -105,7 +108,7 @@ def test_alvarez_incident_is_traced_and_never_reaches_another_user(
         "user__username": "alice",
         "source_conversation__public_id": alices_chat.public_id,
         "source_turn__seq": 1,
-        "source_turn__content": COLLEAGUE,
+        "source_turn__content": AMBIGUOUS,
         "shown_to": ["alice"],
     }
 
@@ -115,7 +118,7 @@ def test_alvarez_incident_is_traced_and_never_reaches_another_user(
     page = staff_client.get(reverse("admin:memoryapp_memory_change", args=[alvarez.pk])).content.decode()
     assert "alice (1 replies)" in page
     assert reverse("admin:chat_turn_change", args=[source.user_turn.pk]) in page
-    assert "my colleague Dr. Alvarez" in page
+    assert "Dr. Alvarez here, following up" in page
     assert reverse("admin:chat_turn_change", args=[alice_greeting.reply.pk]) in page
     assert "bob" not in page
 

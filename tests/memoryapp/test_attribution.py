@@ -1,0 +1,67 @@
+import pytest
+
+from memoryapp.attribution import clauses, misattribution, sentences
+from memoryapp.services import gate_facts
+
+
+def _verdict(turn: str, fact: str) -> str | None:
+    """The gate's attribution step on its own, against the clause that supports the fact best."""
+    _, kept, rejected = gate_facts(turn, [fact])
+    return rejected[0].rejected_because if rejected else None
+
+
+@pytest.mark.parametrize(
+    ("turn", "fact", "reason"),
+    [
+        ("My colleague Dr. Alvarez prefers tea.", "The user's name is Dr. Alvarez.", "gives the name"),
+        ("I'm meeting my colleague Dr. Alvarez tomorrow.", "The user's name is Dr. Alvarez.", "gives the name"),
+        ("My sister lives in Berlin.", "The user lives in Berlin.", "about someone else"),
+        ("My brother lives in Rome and is a lawyer.", "The user is a lawyer.", "about someone else"),
+        ("Dana works as a nurse at Rush.", "The user works as a nurse at Rush.", "about someone else"),
+        ("My CEO loves spreadsheets.", "The user is a CEO.", "about someone else"),
+        ("If I were rich I'd live in Monaco.", "The user lives in Monaco.", "hypothetical"),
+    ],
+)
+def test_facts_about_someone_else_or_imagined_are_rejected(turn, fact, reason):
+    assert reason in (_verdict(turn, fact) or "")
+
+
+@pytest.mark.parametrize(
+    ("turn", "fact"),
+    [
+        ("Call me Priya, and I'm always in UTC.", "The user's name is Priya."),
+        ("Call me Dr. Alvarez.", "The user's name is Dr. Alvarez."),
+        ("My wife is named Sara.", "The user's wife is named Sara."),
+        ("I have two kids named Ana and Rui.", "The user has two kids named Ana and Rui."),
+        ("My sister and I live in Berlin.", "The user lives in Berlin."),
+        ("My friends call me Priya.", "The user's name is Priya."),
+        ("My favourite food is sushi.", "The user's favourite food is sushi."),
+    ],
+)
+def test_the_users_own_statements_pass(turn, fact):
+    assert _verdict(turn, fact) is None
+
+
+def test_sentences_are_not_cut_after_a_title():
+    assert sentences("Call me Dr. Alvarez. I live in Lisbon.") == ["Call me Dr. Alvarez.", "I live in Lisbon."]
+
+
+def test_a_clause_without_a_subject_belongs_to_the_previous_one():
+    parts = clauses("My brother lives in Rome and is a lawyer, but I live in Porto.")
+    assert [(c.text, c.subject) for c in parts] == [
+        ("My brother lives in Rome", "other"),
+        ("is a lawyer", "other"),
+        ("but I live in Porto", "user"),
+    ]
+
+
+def test_misattribution_names_the_reason():
+    (clause,) = clauses("My team lead is vegan.")
+    assert misattribution("The user is vegan.", clause, "My team lead is vegan.") == (
+        "the supporting clause is about someone else"
+    )
+
+
+def test_other_languages_pass_the_attribution_step_unchanged():
+    turn = "Je m'appelle Lucía et j'habite à Lyon."
+    assert all(misattribution("The user lives in Lyon.", clause, turn) is None for clause in clauses(turn))
