@@ -13,12 +13,14 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from chat.forms import TurnForm
+from chat.ratelimit import ChatThrottle
 from chat.selectors import conversation_get, conversation_list, conversation_turns, turn_views, user_turn_get
 from chat.serializers import ConversationSerializer, TurnSerializer
 from chat.services import ReplyOutcome, chat_reply, chat_user_turn, conversation_create
 from memoryapp.serializers import DetailSerializer, FormCheckedTextField
 
 NOT_FOUND = OpenApiResponse(DetailSerializer, description="No such conversation among the caller's own.")
+NO_SUCH_PAGE = OpenApiResponse(DetailSerializer, description="No such page: past the last one, or not a number.")
 
 
 @extend_schema_serializer(component_name="ChatExchange")
@@ -66,7 +68,9 @@ class ConversationListApi(generics.ListAPIView):
     def get_queryset(self):
         return conversation_list(user=self.request.user)
 
-    @extend_schema(operation_id="conversations_list")
+    @extend_schema(
+        operation_id="conversations_list", responses={200: ConversationSerializer(many=True), 404: NO_SUCH_PAGE}
+    )
     def get(self, request: Request, *args, **kwargs) -> Response:
         return super().get(request, *args, **kwargs)
 
@@ -83,6 +87,7 @@ class ConversationListApi(generics.ListAPIView):
 
 
 class TurnListApi(APIView):
+    throttle_classes = [ChatThrottle]
     """A conversation's turns in order; POST says something and gets the reply."""
 
     @extend_schema_serializer(component_name="TurnCreate")
@@ -120,6 +125,7 @@ class TurnListApi(APIView):
 
 
 class TurnReplyApi(APIView):
+    throttle_classes = [ChatThrottle]
     """The reply to one user turn: made once, so asking again returns the same reply (the retry)."""
 
     @extend_schema(

@@ -15,6 +15,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from chat.ratelimit import SearchThrottle
 from memoryapp.forms import MemoryTextForm
 from memoryapp.llm import ModelUnavailable
 from memoryapp.selectors import memory_export, memory_list, memory_search, memory_trace
@@ -29,6 +30,7 @@ from memoryapp.services import MemoryConflict, memory_correct, memory_restore, m
 
 EMBEDDER_DOWN = "The embedding model could not be reached; nothing was changed. Try again."
 NOT_FOUND = OpenApiResponse(DetailSerializer, description="No such memory among the caller's own.")
+NO_SUCH_PAGE = OpenApiResponse(DetailSerializer, description="No such page: past the last one, or not a number.")
 
 
 class MemoryListApi(generics.ListAPIView):
@@ -42,6 +44,7 @@ class MemoryListApi(generics.ListAPIView):
     @extend_schema(
         operation_id="memories_list",
         parameters=[OpenApiParameter("q", str, description="Only memories whose text contains this.")],
+        responses={200: MemorySerializer(many=True), 404: NO_SUCH_PAGE},
     )
     def get(self, request: Request, *args, **kwargs) -> Response:
         return super().get(request, *args, **kwargs)
@@ -118,6 +121,7 @@ class MemoryRestoreApi(APIView):
 
 
 class MemorySearchApi(APIView):
+    throttle_classes = [SearchThrottle]
     """Semantic search over the caller's own live memories: the read path, with its similarity floor."""
 
     @extend_schema_serializer(component_name="MemorySearch")
