@@ -88,5 +88,42 @@ def by_ip(request: HttpRequest) -> str:
 
 
 def by_username(request: HttpRequest) -> str | None:
-    username = request.POST.get("username", "").strip().lower()
-    return f"username:{username}" if username else None
+    username = request.POST.get("username", "")
+    return f"username:{username.strip().lower()}" if isinstance(username, str) and username.strip() else None
+
+
+class PostgresThrottle:
+    """The same limits for the REST API, as a DRF throttle (DRF authenticates tokens inside the
+    view, so the user is known only there). Subclasses name their scope."""
+
+    scope = ""
+    methods: tuple[str, ...] = ("POST",)
+
+    def __init__(self) -> None:
+        self._wait = 0
+
+    def allow_request(self, request, view) -> bool:
+        if request.method not in self.methods:
+            return True
+        limit, period, _ = settings.RATE_LIMITS[self.scope]
+        who = (
+            f"user:{request.user.pk}" if request.user and request.user.is_authenticated else f"ip:{client_ip(request)}"
+        )
+        decision = hit(f"{self.scope}:{who}", limit=limit, period=period)
+        self._wait = decision.retry_after
+        return decision.allowed
+
+    def wait(self) -> int:
+        return self._wait
+
+
+class ChatThrottle(PostgresThrottle):
+    scope = "chat"
+
+
+class SearchThrottle(PostgresThrottle):
+    scope = "search"
+
+
+class LoginThrottle(PostgresThrottle):
+    scope = "login"

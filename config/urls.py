@@ -1,22 +1,25 @@
 from django.contrib import admin
-from django.contrib.auth.views import LoginView
+from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
-from rest_framework.authtoken.views import obtain_auth_token
+from rest_framework.authtoken.views import ObtainAuthToken
 
 from chat import views as chat_views
-from chat.ratelimit import by_ip, by_username, rate_limited
+from chat.ratelimit import LoginThrottle, by_ip, by_username, rate_limited
 
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/signup/", chat_views.signup, name="signup"),
-    path("accounts/login/", rate_limited("login", by_ip, by_username)(LoginView.as_view()), name="login"),
+    path("accounts/login/", rate_limited("login", by_ip, by_username)(auth_views.LoginView.as_view()), name="login"),
     path("accounts/delete/", chat_views.account_delete, name="account_delete"),
-    path("accounts/", include("django.contrib.auth.urls")),
+    # Sign-in and password change only: without an email service, a reset link could not be delivered.
+    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("accounts/password_change/", auth_views.PasswordChangeView.as_view(), name="password_change"),
+    path("accounts/password_change/done/", auth_views.PasswordChangeDoneView.as_view(), name="password_change_done"),
     path("memories/", include("memoryapp.urls")),
     path("api/memories/", include("memoryapp.api_urls")),
     path("api/conversations/", include("chat.api_urls")),
-    path("api/auth/token/", obtain_auth_token, name="api_token"),
+    path("api/auth/token/", ObtainAuthToken.as_view(throttle_classes=[LoginThrottle]), name="api_token"),
     path("api/schema/", SpectacularAPIView.as_view(), name="api_schema"),
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api_schema"), name="api_docs"),
     path("", include("chat.urls")),

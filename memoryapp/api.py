@@ -18,7 +18,7 @@ from rest_framework.views import APIView
 from chat.ratelimit import SearchThrottle
 from memoryapp.forms import MemoryTextForm
 from memoryapp.llm import ModelUnavailable
-from memoryapp.selectors import memory_export, memory_list, memory_search, memory_trace
+from memoryapp.selectors import memory_export, memory_get, memory_list, memory_search, memory_trace
 from memoryapp.serializers import (
     DetailSerializer,
     FormCheckedTextField,
@@ -79,6 +79,7 @@ class MemoryDetailApi(APIView):
     )
     def patch(self, request: Request, memory_id: int) -> Response:
         """Correct the text: re-embedded, provenance kept, the edit recorded in the history."""
+        memory_get(user=request.user, memory_id=memory_id)  # ownership before validation: 404, not 400
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         try:

@@ -83,6 +83,14 @@ def memory_list(*, user: AbstractBaseUser, text: str = "", include_deleted: bool
     return queryset if include_deleted else queryset.filter(deleted_at__isnull=True)
 
 
+def memory_get(*, user: AbstractBaseUser, memory_id: int, live: bool = True) -> Memory:
+    """One of the user's memories, or 404 (another user's id is indistinguishable from a missing one)."""
+    from django.shortcuts import get_object_or_404
+
+    queryset = Memory.objects.defer("embedding").filter(user=user)
+    return get_object_or_404(queryset.filter(deleted_at__isnull=True) if live else queryset, pk=memory_id)
+
+
 SEARCH_K = 20
 
 

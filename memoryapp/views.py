@@ -13,7 +13,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from chat.ratelimit import by_user, rate_limited
 from memoryapp.forms import ForgetAllForm, MemoryTextForm
 from memoryapp.llm import ModelUnavailable
-from memoryapp.selectors import memory_export, memory_list, memory_search, memory_trace
+from memoryapp.selectors import memory_export, memory_get, memory_list, memory_search, memory_trace
 from memoryapp.services import (
     MemoryConflict,
     UndoExpired,
@@ -65,6 +65,7 @@ def memory_detail(request: HttpRequest, memory_id: int) -> HttpResponse:
 @require_POST
 def memory_edit(request: HttpRequest, memory_id: int) -> HttpResponse:
     """Correct a memory's text: re-embedded, provenance kept, the edit recorded."""
+    memory_get(user=request.user, memory_id=memory_id)  # ownership before validation: 404, not 400
     form = MemoryTextForm(request.POST)
     error = None
     if form.is_valid():

@@ -40,3 +40,31 @@ def test_sign_in_attempts_are_limited_per_username(alice, settings):
     assert attempts == [200, 200, 429]
     # even the right password waits out the window: guessing gains nothing
     assert client.post(reverse("login"), {"username": "alice", "password": "alice-password-1"}).status_code == 429
+
+
+def test_the_api_shares_the_chat_limit_and_answers_429_with_retry_after(alice, settings):
+    from rest_framework.authtoken.models import Token
+    from rest_framework.test import APIClient
+
+    settings.RATE_LIMITS = {**settings.RATE_LIMITS, "chat": (2, 60, "messages")}
+    conversation = conversation_create(user=alice)
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=alice).key}")
+    url = f"/api/conversations/{conversation.public_id}/turns/"
+    statuses = [client.post(url, {"content": f"hi {n}"}, format="json").status_code for n in range(3)]
+    assert statuses == [201, 201, 429]
+    limited = client.post(url, {"content": "again"}, format="json")
+    assert limited["Retry-After"].isdigit() and "throttled" in limited.json()["detail"]
+    assert Turn.objects.filter(conversation=conversation, role="user").count() == 2
+
+
+def test_token_requests_are_limited_like_sign_ins(alice, settings):
+    from rest_framework.test import APIClient
+
+    settings.RATE_LIMITS = {**settings.RATE_LIMITS, "login": (2, 60, "sign-in attempts")}
+    client = APIClient()
+    statuses = [
+        client.post("/api/auth/token/", {"username": "alice", "password": "wrong"}, format="json").status_code
+        for _ in range(3)
+    ]
+    assert statuses == [400, 400, 429]
