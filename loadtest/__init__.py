@@ -1,0 +1,1 @@
+"""A bounded load run on loopback: gunicorn serving the app, concurrent users, invariants checked after."""
