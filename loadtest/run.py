@@ -14,7 +14,8 @@ What it does, in order:
 5. stops gunicorn, then checks in the database: every turn that got a 201 is there and the user
    turns are exactly those; seqs are unique and gapless per conversation; no two live memories of a
    user share a content hash; no reply whose turn arrived after a delete returned was given the
-   deleted memory, and no response sent after a delete returned contains it;
+   deleted memory, and no response sent after a delete returned contains it; a delete that got
+   404 was of a memory the app had already retired itself (a newer fact in the same slot);
 6. drops the database, prints the report (and writes it as JSON with --json) and exits 1 if any
    request failed or any invariant does not hold.
 
@@ -299,6 +300,9 @@ class Record:
     turns: list[tuple[str, int, str]] = field(default_factory=list)  # (conversation, seq, content) per 201
     unanswered_turns: int = 0  # posts that got no answer: their turn may or may not exist
     deletes: dict[int, float] = field(default_factory=dict)  # memory id -> when its 204 returned
+    # 404s on delete: (user, memory id, when it returned); each must be a memory the app itself had
+    # retired by then (a newer fact in the same single-valued slot supersedes the older one).
+    gone: list[tuple[str, int, float]] = field(default_factory=list)
     seen: list[tuple[str, int, float]] = field(default_factory=list)  # (kind, memory id, request sent)
 
 
@@ -349,6 +353,8 @@ def client(port: int, state: UserState, record: Record, deadline: float, seed: i
                 record.seen.extend(("search", memory_id, sent) for memory_id in learned)
             elif kind == "delete" and status == 204:
                 record.deletes[victim] = returned
+            elif kind == "delete" and status == 404:
+                record.gone.append((user.username, victim, returned))
         if learned:
             with state.lock:
                 state.known |= learned
@@ -389,7 +395,8 @@ def drive(port: int, users: list[LoadUser], seconds: float, clients_per_user: in
 
 # --- The figures and the invariants ---------------------------------------------------------
 
-EXPECTED = {"turn": {201}, "search": {200}, "delete": {204}}
+# A delete's 404 is checked against the database in `invariants` (see Record.gone).
+EXPECTED = {"turn": {201}, "search": {200}, "delete": {204, 404}}
 
 
 def _percentile(values: list[float], share: float) -> float:
@@ -475,6 +482,18 @@ def invariants(record: Record) -> dict[str, int]:
         sent > record.deletes[memory_id] for _, memory_id, sent in record.seen if memory_id in record.deletes
     ]
     seen_after_delete = sum(seen_deleted)
+    # A 404 on delete is right only for the user's own memory that was already retired when it returned.
+    retired = {
+        (username, memory_id): at
+        for username, memory_id, at in Memory.objects.filter(pk__in=[m for _, m, _ in record.gone]).values_list(
+            "user__username", "pk", "deleted_at"
+        )
+    }
+    wrong_404 = sum(
+        1
+        for username, memory_id, returned in record.gone
+        if (at := retired.get((username, memory_id))) is None or at.timestamp() > returned
+    )
     connection.close()
     return {
         "lost_turns": lost,
@@ -485,6 +504,8 @@ def invariants(record: Record) -> dict[str, int]:
         "conversations_with_seq_gaps": gaps,
         "duplicate_live_memories": duplicate_live,
         "deletes": len(record.deletes),
+        "deletes_of_memories_already_retired": len(record.gone),
+        "delete_404_of_a_live_memory": wrong_404,
         "deleted_memories_live_again": undeleted,
         "recalls_of_deleted_after_delete": recalled_after_delete,
         "responses_with_deleted_after_delete": seen_after_delete,
@@ -496,6 +517,7 @@ def invariants(record: Record) -> dict[str, int]:
 
 
 VIOLATIONS = [
+    "delete_404_of_a_live_memory",
     "lost_turns",
     "unacknowledged_turns_stored",
     "duplicate_seqs",
