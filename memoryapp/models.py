@@ -22,6 +22,8 @@ class Memory(models.Model):
     embedding = VectorField()
     embedding_model = models.CharField(max_length=100)
     content_hash = models.CharField(max_length=64)
+    # A single-valued kind of fact ("home", "name", ...): a newer fact in the slot retires this one.
+    slot = models.CharField(max_length=16, blank=True, default="", db_default="")
     source_conversation = models.ForeignKey(
         "chat.Conversation", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
@@ -115,6 +117,7 @@ class MemoryEvent(models.Model):
         CORRECTED = "corrected", "Corrected"
         DELETED = "deleted", "Deleted"
         RESTORED = "restored", "Restored"
+        SUPERSEDED = "superseded", "Superseded by a newer fact"
 
     memory = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="events")
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
@@ -122,6 +125,8 @@ class MemoryEvent(models.Model):
     action = models.CharField(max_length=16, choices=Action.choices)
     old_text = models.TextField(blank=True)
     new_text = models.TextField(blank=True)
+    # On "superseded": the memory that replaced this one.
+    replaced_by = models.ForeignKey(Memory, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -166,8 +166,19 @@ def evidence_for_turns(*, user: AbstractBaseUser, turn_ids: Sequence[int]):
         .defer("memory__embedding")
         .order_by("turn_id", "id")
     )
+    rows = list(rows)
+    replaced: dict[int, list[str]] = {}
+    if rows:
+        from memoryapp.models import MemoryEvent
+
+        superseded = MemoryEvent.objects.filter(
+            user=user, action=MemoryEvent.Action.SUPERSEDED, replaced_by_id__in=[row.memory_id for row in rows]
+        ).order_by("id")
+        for event in superseded:
+            replaced.setdefault(event.replaced_by_id, []).append(event.old_text)
     by_turn: dict[int, list] = {}
     for row in rows:
+        row.replaced = replaced.get(row.memory_id, [])  # the older facts this one retired
         by_turn.setdefault(row.turn_id, []).append(row)
     return by_turn
 

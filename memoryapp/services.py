@@ -21,6 +21,7 @@ from memoryapp.embeddings import get_embedder
 from memoryapp.extraction import clean_fact, extract_facts
 from memoryapp.hashing import content_hash
 from memoryapp.models import Memory, MemoryEvent, MemoryEvidence
+from memoryapp.slots import slot_of
 from memoryapp.thresholds import write_gate
 
 if TYPE_CHECKING:
@@ -78,9 +79,9 @@ def gate_facts(content: str, facts: list[str]) -> tuple[str, list[GatedFact], li
 
 _UPSERT_MEMORY = f"""
     INSERT INTO {Memory._meta.db_table}
-        (user_id, text, embedding, embedding_model, content_hash, source_conversation_id,
+        (user_id, text, embedding, embedding_model, content_hash, slot, source_conversation_id,
          source_turn_id, times_seen, created_at, last_seen, updated_at)
-    VALUES (%s, %s, %s::vector, %s, %s, %s, %s, 1, statement_timestamp(), statement_timestamp(),
+    VALUES (%s, %s, %s::vector, %s, %s, %s, %s, %s, 1, statement_timestamp(), statement_timestamp(),
             statement_timestamp())
     ON CONFLICT (user_id, content_hash) WHERE deleted_at IS NULL
     DO UPDATE SET embedding = EXCLUDED.embedding,
@@ -113,6 +114,8 @@ def remember(user: AbstractBaseUser, turn: Turn) -> int:
     - Turn, facts and gate sources are embedded in one batched call.
     - The upsert keys on (user, content_hash) among live rows: a restatement refreshes
       `last_seen` and the embedding instead of adding a twin, and is recorded as evidence.
+    - A fact that fills a single-valued slot (home, name, timezone, ...) retires the user's
+      older fact in that slot, recorded as superseded: the latest statement wins.
     - Everything for one turn commits together or not at all; re-running it for the same
       turn is safe (evidence is unique per memory and turn, so nothing is counted twice).
     Raises ModelUnavailable when the extraction or embedding endpoint fails.
@@ -146,6 +149,7 @@ def remember(user: AbstractBaseUser, turn: Turn) -> int:
                     Vector(fact.vector).to_text(),
                     model_name,
                     content_hash(fact.text),
+                    slot_of(fact.text),
                     turn.conversation_id,
                     turn.pk,
                 ],
@@ -157,7 +161,40 @@ def remember(user: AbstractBaseUser, turn: Turn) -> int:
             )
             if cursor.fetchone() is not None and not created:
                 cursor.execute(_COUNT_RESTATEMENT, [memory_id, user.pk])
+            _supersede(user=user, memory_id=memory_id, text=fact.text, actor=user)
     return len(kept)
+
+
+_SUPERSEDE = f"""
+    UPDATE {Memory._meta.db_table}
+    SET deleted_at = statement_timestamp(), updated_at = statement_timestamp()
+    WHERE user_id = %s AND slot = %s AND deleted_at IS NULL AND id <> %s
+    RETURNING id, text
+"""
+
+
+def _supersede(*, user: AbstractBaseUser, memory_id: int, text: str, actor: AbstractBaseUser) -> list[int]:
+    """Retire the user's other live facts in the slot this fact fills (see memoryapp.slots),
+    recording each as superseded by it. Runs inside the caller's transaction."""
+    slot = slot_of(text)
+    if not slot:
+        return []
+    with connection.cursor() as cursor:
+        cursor.execute(_SUPERSEDE, [user.pk, slot, memory_id])
+        retired = cursor.fetchall()
+    MemoryEvent.objects.bulk_create(
+        MemoryEvent(
+            memory_id=old_id,
+            user=user,
+            actor=actor,
+            action=MemoryEvent.Action.SUPERSEDED,
+            old_text=old_text,
+            new_text=text,
+            replaced_by_id=memory_id,
+        )
+        for old_id, old_text in retired
+    )
+    return [old_id for old_id, _ in retired]
 
 
 class MemoryConflict(Exception):
@@ -202,6 +239,7 @@ def memory_restore(
         raise MemoryConflict("This fact has been remembered again since it was deleted.")
     memory.deleted_at, memory.updated_at = None, timezone.now()
     Memory.objects.filter(pk=memory.pk, user=user).update(deleted_at=None, updated_at=memory.updated_at)
+    _supersede(user=user, memory_id=memory.pk, text=memory.text, actor=actor or user)
     MemoryEvent.objects.create(memory=memory, user=user, actor=actor or user, action=MemoryEvent.Action.RESTORED)
     return memory
 
@@ -233,6 +271,7 @@ def memory_correct(
         Memory.objects.filter(pk=memory.pk, user=user).update(
             text=cleaned,
             content_hash=new_hash,
+            slot=slot_of(cleaned),
             embedding=vector.tolist(),
             embedding_model=embedder.name,
             updated_at=timezone.now(),
@@ -245,6 +284,7 @@ def memory_correct(
             old_text=old_text,
             new_text=cleaned,
         )
+        _supersede(user=user, memory_id=memory.pk, text=cleaned, actor=actor or user)
     memory.text, memory.content_hash, memory.embedding_model = cleaned, new_hash, embedder.name
     return memory
 

@@ -81,18 +81,18 @@ def test_collections_hold_only_the_callers_memories(bob_api, bob, lisbon):
 def test_list_is_newest_first_live_only_and_paginated(alice_api, alice):
     cities = [f"City{n}" for n in range(27)]
     for city in cities:
-        remember(alice, user_turn(alice, f"I live in {city}."))
+        remember(alice, user_turn(alice, f"I like {city}."))
     assert Memory.objects.filter(user=alice).count() == 27
-    deleted = Memory.objects.get(user=alice, text="The user lives in City0.")
+    deleted = Memory.objects.get(user=alice, text="The user likes City0.")
     memory_soft_delete(user=alice, memory_id=deleted.pk)
 
     first = alice_api.get(LIST).json()
     assert first["count"] == 26 and len(first["results"]) == 25 and first["next"]
-    assert first["results"][0]["text"] == "The user lives in City26."
+    assert first["results"][0]["text"] == "The user likes City26."
     second = alice_api.get(first["next"]).json()
-    assert [m["text"] for m in second["results"]] == ["The user lives in City1."]
+    assert [m["text"] for m in second["results"]] == ["The user likes City1."]
     row = second["results"][0]
-    assert row["source"]["turn_text"] == "I live in City1." and row["source"]["turn_seq"] == 1
+    assert row["source"]["turn_text"] == "I like City1." and row["source"]["turn_seq"] == 1
     assert row["deleted_at"] is None and row["times_seen"] == 1
     assert "embedding" not in keys(first)
 
@@ -111,7 +111,7 @@ def test_list_queries_do_not_grow_with_rows(alice_api, alice, django_assert_max_
     with CaptureQueriesContext(connection) as one_row:
         alice_api.get(LIST)
     for n in range(30):
-        remember(alice, user_turn(alice, f"I live in Town{n}."))
+        remember(alice, user_turn(alice, f"I like Town{n}."))
     with django_assert_max_num_queries(len(one_row)):
         response = alice_api.get(LIST)
     assert len(response.json()["results"]) == 25

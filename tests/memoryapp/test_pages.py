@@ -78,7 +78,7 @@ def test_list_shows_only_the_owners_live_memories_newest_first(alice_client, bob
 
 def test_list_queries_do_not_grow_with_memories(alice, alice_client, django_assert_max_num_queries):
     for city in ["Lisbon", "Porto", "Paris", "Berlin", "Rome", "Madrid", "Vienna", "Oslo"]:
-        remember(alice, user_turn(alice, f"I live in {city}."))
+        remember(alice, user_turn(alice, f"I like {city}."))
     with django_assert_max_num_queries(6):
         response = alice_client.get(reverse("memoryapp:memory_list"))
     assert response.content.decode().count('class="memory"') == 8

@@ -1,0 +1,31 @@
+"""Facts that hold one value at a time.
+
+A user has one name, one home city, one timezone, one age and one birthday at a time. When a
+new fact fills one of these slots, the older live fact in the same slot is retired (soft
+deleted, recorded as superseded), so "Actually I moved to Porto" does not leave "The user
+lives in Lisbon." to be recalled beside it. Other facts accumulate: a user can like many
+things. The patterns read the third-person sentences that both extractors write.
+"""
+
+from __future__ import annotations
+
+import re
+
+_SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("name", re.compile(r"^the user(?:'s|’s)? (?:name is|full name is|goes by|is called)\b", re.I)),
+    (
+        "timezone",
+        re.compile(r"^the user(?:'s|’s)? (?:timezone|time zone) is\b|^the user is in the \S+ time ?zone", re.I),
+    ),
+    ("home", re.compile(r"^the user (?:now |currently )?(?:lives|resides|is based|is living) in\b", re.I)),
+    ("age", re.compile(r"^the user is \d{1,3} years? old\b", re.I)),
+    ("birthday", re.compile(r"^the user(?:'s|’s)? birthday is\b", re.I)),
+)
+
+
+def slot_of(fact: str) -> str:
+    """The single-valued slot a fact fills, or "" when facts of its kind can coexist."""
+    for slot, pattern in _SLOTS:
+        if pattern.search(fact.strip()):
+            return slot
+    return ""

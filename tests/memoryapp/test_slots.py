@@ -1,0 +1,76 @@
+import pytest
+
+from memoryapp.models import Memory, MemoryEvent
+from memoryapp.selectors import recall
+from memoryapp.services import memory_correct, remember
+from memoryapp.slots import slot_of
+from tests.factories import user_turn
+
+pytestmark = pytest.mark.django_db
+
+
+def live_texts(user):
+    return sorted(Memory.objects.filter(user=user, deleted_at__isnull=True).values_list("text", flat=True))
+
+
+@pytest.mark.parametrize(
+    ("fact", "slot"),
+    [
+        ("The user lives in Porto.", "home"),
+        ("The user now lives in Porto.", "home"),
+        ("The user's name is Priya.", "name"),
+        ("The user's timezone is UTC.", "timezone"),
+        ("The user is 19 years old.", "age"),
+        ("The user likes jazz.", ""),
+        ("The user lives with two cats.", ""),
+    ],
+)
+def test_slot_of(fact, slot):
+    assert slot_of(fact) == slot
+
+
+def test_moving_retires_the_old_home_and_recall_finds_only_the_new_one(alice):
+    remember(alice, user_turn(alice, "I live in Lisbon."))
+    remember(alice, user_turn(alice, "I'm vegetarian."))
+    lisbon = Memory.objects.get(user=alice, text="The user lives in Lisbon.")
+
+    remember(alice, user_turn(alice, "Actually I moved to Porto."))
+
+    assert live_texts(alice) == ["The user is vegetarian.", "The user lives in Porto."]
+    porto = Memory.objects.get(user=alice, text="The user lives in Porto.")
+    event = MemoryEvent.objects.get(memory=lisbon)
+    assert (event.action, event.old_text, event.new_text, event.replaced_by_id) == (
+        "superseded",
+        "The user lives in Lisbon.",
+        "The user lives in Porto.",
+        porto.pk,
+    )
+    assert [r.memory.text for r in recall(alice, "Which city do I live in now?")] == ["The user lives in Porto."]
+
+
+def test_restating_the_current_fact_retires_nothing(alice):
+    remember(alice, user_turn(alice, "I live in Lisbon."))
+    remember(alice, user_turn(alice, "Yes, I live in Lisbon."))
+    assert live_texts(alice) == ["The user lives in Lisbon."]
+    assert not MemoryEvent.objects.exists()
+
+
+def test_moving_back_makes_the_old_city_current_again(alice):
+    for text in ("I live in Lisbon.", "I moved to Porto.", "I moved back, I live in Lisbon."):
+        remember(alice, user_turn(alice, text))
+    assert live_texts(alice) == ["The user lives in Lisbon."]
+    assert Memory.objects.filter(user=alice, text="The user lives in Lisbon.").count() == 2  # history kept
+
+
+def test_another_users_slot_is_never_touched(alice, bob):
+    remember(bob, user_turn(bob, "I live in Berlin."))
+    remember(alice, user_turn(alice, "I live in Lisbon."))
+    assert live_texts(bob) == ["The user lives in Berlin."]
+
+
+def test_a_correction_into_a_filled_slot_retires_the_other_fact(alice):
+    remember(alice, user_turn(alice, "I live in Lisbon."))
+    remember(alice, user_turn(alice, "I'm vegetarian."))
+    wrong = Memory.objects.get(user=alice, text="The user is vegetarian.")
+    memory_correct(user=alice, memory_id=wrong.pk, text="The user lives in Braga.")
+    assert live_texts(alice) == ["The user lives in Braga."]
