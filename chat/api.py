@@ -8,12 +8,13 @@ from __future__ import annotations
 from django.urls import reverse
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_serializer
 from rest_framework import generics, serializers, status
+from rest_framework.authtoken.views import ObtainAuthToken
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from chat.forms import TurnForm
-from chat.ratelimit import ChatThrottle
+from chat.ratelimit import ChatThrottle, LoginThrottle
 from chat.selectors import conversation_get, conversation_list, conversation_turns, turn_views, user_turn_get
 from chat.serializers import ConversationSerializer, TurnSerializer
 from chat.services import ReplyOutcome, chat_reply, chat_user_turn, conversation_create
@@ -21,6 +22,9 @@ from memoryapp.serializers import DetailSerializer, FormCheckedTextField
 
 NOT_FOUND = OpenApiResponse(DetailSerializer, description="No such conversation among the caller's own.")
 NO_SUCH_PAGE = OpenApiResponse(DetailSerializer, description="No such page: past the last one, or not a number.")
+TOO_MANY = OpenApiResponse(
+    DetailSerializer, description="Rate limited: too many requests; the Retry-After header says when to try again."
+)
 
 
 @extend_schema_serializer(component_name="ChatExchange")
@@ -87,8 +91,9 @@ class ConversationListApi(generics.ListAPIView):
 
 
 class TurnListApi(APIView):
-    throttle_classes = [ChatThrottle]
     """A conversation's turns in order; POST says something and gets the reply."""
+
+    throttle_classes = [ChatThrottle]
 
     @extend_schema_serializer(component_name="TurnCreate")
     class InputSerializer(serializers.Serializer):
@@ -109,6 +114,7 @@ class TurnListApi(APIView):
             201: ExchangeSerializer,
             400: OpenApiResponse(description="The message is empty, too long or contains a NUL; nothing was saved."),
             404: NOT_FOUND,
+            429: TOO_MANY,
             503: ModelFailureSerializer,
         },
     )
@@ -125,8 +131,9 @@ class TurnListApi(APIView):
 
 
 class TurnReplyApi(APIView):
-    throttle_classes = [ChatThrottle]
     """The reply to one user turn: made once, so asking again returns the same reply (the retry)."""
+
+    throttle_classes = [ChatThrottle]
 
     @extend_schema(
         operation_id="turns_reply",
@@ -134,6 +141,7 @@ class TurnReplyApi(APIView):
         responses={
             200: ExchangeSerializer,
             404: OpenApiResponse(DetailSerializer, description="No such user turn in the caller's conversation."),
+            429: TOO_MANY,
             503: ModelFailureSerializer,
         },
     )
@@ -142,3 +150,27 @@ class TurnReplyApi(APIView):
         user_turn = user_turn_get(user=request.user, conversation=conversation, seq=seq)
         outcome = chat_reply(user=request.user, user_turn=user_turn)
         return _outcome_response(request, outcome, status.HTTP_200_OK)
+
+
+class TokenObtainApi(ObtainAuthToken):
+    """A token for programs: username and password in, `Authorization: Token <key>` out.
+    Limited like sign-ins, per address."""
+
+    throttle_classes = [LoginThrottle]
+
+    @extend_schema_serializer(component_name="Token")
+    class OutputSerializer(serializers.Serializer):
+        token = serializers.CharField()
+
+    @extend_schema(
+        operation_id="auth_token",
+        request=ObtainAuthToken.serializer_class,
+        responses={
+            200: OutputSerializer,
+            400: OpenApiResponse(description="Wrong username or password, or a missing field."),
+            429: TOO_MANY,
+        },
+        auth=[],
+    )
+    def post(self, request: Request, *args, **kwargs) -> Response:
+        return super().post(request, *args, **kwargs)

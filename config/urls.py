@@ -2,10 +2,10 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
-from rest_framework.authtoken.views import ObtainAuthToken
 
 from chat import views as chat_views
-from chat.ratelimit import LoginThrottle, by_ip, by_username, rate_limited
+from chat.api import TokenObtainApi
+from chat.ratelimit import by_ip, by_username, rate_limited
 
 urlpatterns = [
     path("admin/", admin.site.urls),
@@ -19,8 +19,18 @@ urlpatterns = [
     path("memories/", include("memoryapp.urls")),
     path("api/memories/", include("memoryapp.api_urls")),
     path("api/conversations/", include("chat.api_urls")),
-    path("api/auth/token/", ObtainAuthToken.as_view(throttle_classes=[LoginThrottle]), name="api_token"),
+    path("api/auth/token/", TokenObtainApi.as_view(), name="api_token"),
     path("api/schema/", SpectacularAPIView.as_view(), name="api_schema"),
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api_schema"), name="api_docs"),
     path("", include("chat.urls")),
 ]
+
+
+def handler404(request, exception):  # noqa: ARG001 - Django's signature
+    """Under /api/ a 404 is JSON like every other API answer; elsewhere Django's page."""
+    from django.http import JsonResponse
+    from django.views.defaults import page_not_found
+
+    if request.path.startswith("/api/"):
+        return JsonResponse({"detail": "Not found."}, status=404)
+    return page_not_found(request, exception)

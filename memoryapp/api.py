@@ -30,6 +30,9 @@ from memoryapp.services import MemoryConflict, memory_correct, memory_restore, m
 
 EMBEDDER_DOWN = "The embedding model could not be reached; nothing was changed. Try again."
 NOT_FOUND = OpenApiResponse(DetailSerializer, description="No such memory among the caller's own.")
+TOO_MANY = OpenApiResponse(
+    DetailSerializer, description="Rate limited: too many requests; the Retry-After header says when to try again."
+)
 NO_SUCH_PAGE = OpenApiResponse(DetailSerializer, description="No such page: past the last one, or not a number.")
 
 
@@ -122,8 +125,9 @@ class MemoryRestoreApi(APIView):
 
 
 class MemorySearchApi(APIView):
-    throttle_classes = [SearchThrottle]
     """Semantic search over the caller's own live memories: the read path, with its similarity floor."""
+
+    throttle_classes = [SearchThrottle]
 
     @extend_schema_serializer(component_name="MemorySearch")
     class InputSerializer(serializers.Serializer):
@@ -139,6 +143,7 @@ class MemorySearchApi(APIView):
         responses={
             200: OutputSerializer,
             400: OpenApiResponse(description="No probe, or a blank one."),
+            429: TOO_MANY,
             503: OpenApiResponse(DetailSerializer, description="The embedding model is unavailable."),
         },
     )
