@@ -205,8 +205,8 @@ EMBEDDING_TIMEOUT_SECONDS = env_float("MEMORY_EMBEDDING_TIMEOUT", 10.0)
 # floor with the best read F1. An unknown model falls back to the conservative defaults
 # until it is calibrated; the environment overrides either.
 MEMORY_THRESHOLDS = {
-    "all-MiniLM-L6-v2": {"write_gate": 0.49, "recall_floor": 0.26},
-    "default": {"write_gate": 0.62, "recall_floor": 0.78},
+    "all-MiniLM-L6-v2": {"write_gate": 0.49, "recall_floor": 0.26, "paraphrase": 0.92},
+    "default": {"write_gate": 0.62, "recall_floor": 0.78, "paraphrase": 0.95},
 }
 MEMORY_WRITE_GATE = env_str("MEMORY_WRITE_GATE")
 MEMORY_RECALL_FLOOR = env_str("MEMORY_RECALL_FLOOR")

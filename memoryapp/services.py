@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import TYPE_CHECKING
@@ -16,7 +17,7 @@ from django.utils import timezone
 from pgvector import Vector
 
 from chat.models import Turn
-from memoryapp import attribution
+from memoryapp import attribution, thresholds
 from memoryapp.embeddings import get_embedder
 from memoryapp.extraction import clean_fact, extract_facts
 from memoryapp.hashing import content_hash
@@ -114,6 +115,8 @@ def remember(user: AbstractBaseUser, turn: Turn) -> int:
     - Turn, facts and gate sources are embedded in one batched call.
     - The upsert keys on (user, content_hash) among live rows: a restatement refreshes
       `last_seen` and the embedding instead of adding a twin, and is recorded as evidence.
+    - A fact that says an existing memory in other words (similarity at or above the model's
+      paraphrase threshold, same numbers, same polarity) is a restatement of it, not a twin.
     - A fact that fills a single-valued slot (home, name, timezone, ...) retires the user's
       older fact in that slot, recorded as superseded: the latest statement wins.
     - Everything for one turn commits together or not at all; re-running it for the same
@@ -140,21 +143,29 @@ def remember(user: AbstractBaseUser, turn: Turn) -> int:
         return 0
 
     with transaction.atomic(), connection.cursor() as cursor:
+        # One writer per user at a time, so the paraphrase check below cannot race an insert.
+        cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [_WRITE_LOCK, user.pk])
         for fact in kept:
-            cursor.execute(
-                _UPSERT_MEMORY,
-                [
-                    user.pk,
-                    fact.text,
-                    Vector(fact.vector).to_text(),
-                    model_name,
-                    content_hash(fact.text),
-                    slot_of(fact.text),
-                    turn.conversation_id,
-                    turn.pk,
-                ],
-            )
-            memory_id, created = cursor.fetchone()
+            vector = Vector(fact.vector).to_text()
+            twin = _paraphrased_memory(cursor, user=user, fact=fact.text, vector=vector, model_name=model_name)
+            if twin is not None:
+                memory_id, created = twin, False
+                cursor.execute(_REFRESH, [model_name, memory_id, user.pk])
+            else:
+                cursor.execute(
+                    _UPSERT_MEMORY,
+                    [
+                        user.pk,
+                        fact.text,
+                        vector,
+                        model_name,
+                        content_hash(fact.text),
+                        slot_of(fact.text),
+                        turn.conversation_id,
+                        turn.pk,
+                    ],
+                )
+                memory_id, created = cursor.fetchone()
             cursor.execute(
                 _INSERT_EVIDENCE,
                 [memory_id, user.pk, turn.conversation_id, turn.pk, created, fact.similarity],
@@ -163,6 +174,51 @@ def remember(user: AbstractBaseUser, turn: Turn) -> int:
                 cursor.execute(_COUNT_RESTATEMENT, [memory_id, user.pk])
             _supersede(user=user, memory_id=memory_id, text=fact.text, actor=user)
     return len(kept)
+
+
+_WRITE_LOCK = 0x6D656D  # advisory-lock namespace of the memory write path ("mem")
+
+_NEAREST_OTHER = f"""
+    SELECT id, text, 1 - (embedding <=> %s::vector)
+    FROM {Memory._meta.db_table}
+    WHERE user_id = %s AND deleted_at IS NULL AND embedding_model = %s AND content_hash <> %s
+    ORDER BY embedding <=> %s::vector
+    LIMIT 1
+"""
+
+_REFRESH = f"""
+    UPDATE {Memory._meta.db_table}
+    SET last_seen = statement_timestamp(), updated_at = statement_timestamp(), embedding_model = %s
+    WHERE id = %s AND user_id = %s
+"""
+
+_NUMBER = re.compile(r"\d+|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty)\b", re.I)
+_NEGATION = re.compile(r"\b(?:not|no|never|dislikes?|hates?|doesn't|does not|can't|cannot|won't)\b", re.I)
+
+
+def _same_claim(a: str, b: str) -> bool:
+    """Guards on top of similarity: numbers and negations decide a fact, and embeddings blur them."""
+    return (
+        sorted(n.lower() for n in _NUMBER.findall(a)) == sorted(n.lower() for n in _NUMBER.findall(b))
+        and bool(_NEGATION.search(a)) == bool(_NEGATION.search(b))
+        and slot_of(a) == slot_of(b)
+    )
+
+
+def _paraphrased_memory(cursor, *, user: AbstractBaseUser, fact: str, vector: str, model_name: str) -> int | None:
+    """The user's live memory that says `fact` in other words, if any.
+
+    The content hash catches a restatement word for word; a model extractor also rephrases
+    ("lives in Milan" / "resides in Milan"), which would otherwise pile up as near-twins.
+    """
+    cursor.execute(_NEAREST_OTHER, [vector, user.pk, model_name, content_hash(fact), vector])
+    row = cursor.fetchone()
+    if row is None:
+        return None
+    memory_id, text, similarity = row
+    if similarity >= thresholds.paraphrase(model_name) and _same_claim(fact, text):
+        return memory_id
+    return None
 
 
 _SUPERSEDE = f"""
