@@ -194,6 +194,10 @@ LLM_EXTRACT_MODEL = env_str("MEMORY_EXTRACT_MODEL", LLM_CHAT_MODEL)
 LLM_TIMEOUT_SECONDS = env_float("MEMORY_LLM_TIMEOUT", 10.0)
 LLM_MAX_RETRIES = env_int("MEMORY_LLM_MAX_RETRIES", 1)
 
+# A dotted path to a callable `(text) -> list[str]` used instead of the model or the rules, for
+# a custom extractor (the write benchmark plugs in a fixed one). Empty: model if configured, else rules.
+MEMORY_EXTRACTOR = env_str("MEMORY_EXTRACTOR", "")
+
 # "local" is all-MiniLM-L6-v2 on onnxruntime, shipped in a wheel; any other value is an
 # embedding model name on the endpoint above.
 EMBEDDING_MODEL = env_str("MEMORY_EMBEDDING_MODEL", "local")

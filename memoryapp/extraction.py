@@ -15,6 +15,7 @@ import unicodedata
 from typing import Any
 
 from django.conf import settings
+from django.utils.module_loading import import_string
 
 from memoryapp.llm import ModelUnavailable, endpoint_errors, openai_client
 from memoryapp.rules import extract_facts_by_rules
@@ -97,7 +98,10 @@ def _extract_with_model(text: str) -> list[str]:
 def extract_facts(text: str) -> list[str]:
     """Candidate facts for one user turn, at most MEMORY_MAX_FACTS_PER_TURN, deduplicated."""
     limit = settings.MEMORY_MAX_FACTS_PER_TURN
-    if settings.LLM_ENABLED:
+    if settings.MEMORY_EXTRACTOR:
+        raw = import_string(settings.MEMORY_EXTRACTOR)(text)
+        candidates = [fact for fact in (clean_fact(item) for item in (raw if isinstance(raw, list) else [])) if fact]
+    elif settings.LLM_ENABLED:
         candidates = _extract_with_model(text)
     else:
         candidates = extract_facts_by_rules(text, limit=limit)

@@ -185,3 +185,14 @@ def test_content_hash_ignores_case_spacing_width_and_trailing_punctuation():
     assert content_hash("The user's name is Priya.") == content_hash("  the USER'S name   is priya!! ")
     assert content_hash("The user uses ＭａｃＢｏｏｋ.") == content_hash("the user uses macbook")
     assert content_hash("The user lives in Lisbon.") != content_hash("The user lives in Porto.")
+
+
+def fixed_extractor(text):
+    """A stand-in extractor named by MEMORY_EXTRACTOR in the test below."""
+    return ["The user likes fixed extractors.", 42, "x" * 10_000]
+
+
+def test_a_custom_extractor_named_in_settings_is_used_and_its_output_cleaned(alice, settings):
+    settings.MEMORY_EXTRACTOR = "tests.memoryapp.test_remember.fixed_extractor"
+    assert remember(alice, user_turn(alice, "I like fixed extractors.")) == 1
+    assert live(alice).get().text == "The user likes fixed extractors."
