@@ -4,6 +4,7 @@ import os
 from collections.abc import Iterator
 
 import pytest
+from django.test import Client
 
 from tests.fake_openai import FakeOpenAI
 
@@ -32,6 +33,21 @@ def alice(make_user):
 @pytest.fixture
 def bob(make_user):
     return make_user("bob")
+
+
+@pytest.fixture
+def alice_client(alice) -> Client:
+    """A browser session signed in as alice (the same without JavaScript, or with htmx headers)."""
+    client = Client(raise_request_exception=False)
+    client.force_login(alice)
+    return client
+
+
+@pytest.fixture
+def bob_client(bob) -> Client:
+    client = Client(raise_request_exception=False)
+    client.force_login(bob)
+    return client
 
 
 @pytest.fixture

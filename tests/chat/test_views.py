@@ -13,20 +13,6 @@ HTMX = {"HTTP_HX_REQUEST": "true"}
 
 
 @pytest.fixture
-def alice_client(alice) -> Client:
-    client = Client()
-    client.force_login(alice)
-    return client
-
-
-@pytest.fixture
-def bob_client(bob) -> Client:
-    client = Client()
-    client.force_login(bob)
-    return client
-
-
-@pytest.fixture
 def alices_conversation(alice):
     conversation = conversation_create(user=alice)
     turn = chat_user_turn(user=alice, conversation=conversation, content=PRIYA)

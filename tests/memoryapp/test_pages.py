@@ -17,20 +17,6 @@ HTMX = {"HTTP_HX_REQUEST": "true"}
 
 
 @pytest.fixture
-def alice_client(alice) -> Client:
-    client = Client()
-    client.force_login(alice)
-    return client
-
-
-@pytest.fixture
-def bob_client(bob) -> Client:
-    client = Client()
-    client.force_login(bob)
-    return client
-
-
-@pytest.fixture
 def alices_memories(alice):
     remember(alice, user_turn(alice, "Call me Priya, and I'm always in UTC."))
     remember(alice, user_turn(alice, "I live in Lisbon."))

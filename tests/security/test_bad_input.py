@@ -14,13 +14,6 @@ SCRIPT = '<script>alert("x")</script><img src=x onerror=alert(1)>'
 SQL = "'); DROP TABLE memoryapp_memory; --"
 
 
-@pytest.fixture
-def alice_client(alice):
-    client = Client(raise_request_exception=False)
-    client.force_login(alice)
-    return client
-
-
 def test_html_and_sql_payloads_are_stored_as_text_and_rendered_escaped(alice, alice_client):
     conversation = conversation_create(user=alice)
     url = reverse("chat:turn_create", args=[conversation.public_id])

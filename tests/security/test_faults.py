@@ -9,7 +9,6 @@ import socket
 import time
 
 import pytest
-from django.test import Client
 from django.urls import reverse
 
 from chat.models import Turn
@@ -21,13 +20,6 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
 TURN = "I live in Lisbon."
-
-
-@pytest.fixture
-def alice_client(alice):
-    client = Client(raise_request_exception=False)
-    client.force_login(alice)
-    return client
 
 
 def _closed_port() -> int:

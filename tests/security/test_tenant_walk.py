@@ -64,7 +64,7 @@ def test_another_users_id_is_always_a_404(alices_world, bob):
     client.force_login(bob)
     api = Client(raise_request_exception=False, HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=bob).key}")
     checked = 0
-    for pattern, name in _routes():
+    for pattern, _name in _routes():
         if "<" not in pattern:
             continue
         url = _url(pattern, alices_world)
