@@ -8,9 +8,7 @@ from memoryapp.models import Memory, MemoryRecall
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def test_a_new_user_signs_up_tells_a_fact_and_sees_it_used_in_another_conversation(
-    page, live_server, output_path
-):
+def test_a_new_user_signs_up_tells_a_fact_and_sees_it_used_in_another_conversation(page, live_server, output_path):
     out = Path(output_path)
     out.mkdir(parents=True, exist_ok=True)
 
