@@ -44,10 +44,13 @@ browser:
 	fi
 
 test: setup browser
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
 	$(PY) -m pytest
 
 lint: setup
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
 
 # `make bench` runs the memory benchmark (BENCHMARKS.md): our figures at 100k and 1M memories
 # and mem0 2.2.1 side by side at 100k. mem0 lives in its own Python 3.11 venv, because
