@@ -18,7 +18,7 @@ from chat.ratelimit import ChatThrottle, LoginThrottle
 from chat.selectors import conversation_get, conversation_list, conversation_turns, turn_views, user_turn_get
 from chat.serializers import ConversationSerializer, TurnSerializer
 from chat.services import ReplyOutcome, chat_reply, chat_user_turn, conversation_create
-from memoryapp.serializers import DetailSerializer, FormCheckedTextField
+from memoryapp.serializers import DetailSerializer, FormCheckedTextField, StrictCharField
 
 NOT_FOUND = OpenApiResponse(DetailSerializer, description="No such conversation among the caller's own.")
 NO_SUCH_PAGE = OpenApiResponse(DetailSerializer, description="No such page: past the last one, or not a number.")
@@ -67,7 +67,7 @@ class ConversationListApi(generics.ListAPIView):
 
     @extend_schema_serializer(component_name="ConversationCreate")
     class InputSerializer(serializers.Serializer):
-        title = serializers.CharField(max_length=200, required=False, default="", allow_blank=True)
+        title = StrictCharField(max_length=200, required=False, default="", allow_blank=True)
 
     def get_queryset(self):
         return conversation_list(user=self.request.user)

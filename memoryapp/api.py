@@ -25,6 +25,7 @@ from memoryapp.serializers import (
     MemorySearchHitSerializer,
     MemorySerializer,
     MemoryTraceSerializer,
+    StrictCharField,
 )
 from memoryapp.services import MemoryConflict, memory_correct, memory_restore, memory_soft_delete
 
@@ -131,7 +132,7 @@ class MemorySearchApi(APIView):
 
     @extend_schema_serializer(component_name="MemorySearch")
     class InputSerializer(serializers.Serializer):
-        probe = serializers.CharField(max_length=2000, help_text="Text to search for by meaning.")
+        probe = StrictCharField(max_length=2000, help_text="Text to search for by meaning.")
 
     @extend_schema_serializer(component_name="MemorySearchResult")
     class OutputSerializer(serializers.Serializer):

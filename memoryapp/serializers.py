@@ -12,7 +12,18 @@ from rest_framework.fields import empty
 from memoryapp.models import MemoryEvent
 
 
-class FormCheckedTextField(serializers.CharField):
+class StrictCharField(serializers.CharField):
+    """A string field that takes only strings: DRF's own turns 123 into "123"."""
+
+    default_error_messages = {"not_a_string": "Must be a string, not {kind}."}
+
+    def to_internal_value(self, data: Any) -> str:
+        if not isinstance(data, str):
+            self.fail("not_a_string", kind=type(data).__name__)
+        return super().to_internal_value(data)
+
+
+class FormCheckedTextField(StrictCharField):
     """Text checked by one field of a Django form, so the API and the pages keep one rule and one message.
 
     Blank and NUL are left to the form too, so the API answers with exactly the words the page uses.
