@@ -28,6 +28,7 @@ def test_a_new_user_signs_up_tells_a_fact_and_sees_it_used_in_another_conversati
     expect(notice).to_contain_text("The user's timezone is UTC.")
     expect(page.locator("#turn-2")).to_contain_text("Offline mode")
     expect(page.get_by_label("Message")).to_have_value("")  # the composer is cleared
+    expect(page.locator("#conversation-title")).to_have_text("Call me Priya, and I'm always in UTC.")
     page.screenshot(path=str(out / "1-memory-written.png"), full_page=True)
 
     page.get_by_role("link", name="Conversations").click()
