@@ -77,14 +77,15 @@ def render(results: Results) -> str:
         w: dict[str, Any] = results.writes
         lines += [
             "",
-            "### Write path: `remember` with the fixed rule extractor and the local embedding model",
+            "### Write path without the model call: `remember` with a fixed extractor (bench.extractor)",
             "",
-            "| turns | facts | turns/s | facts/s | ms per turn | of which embedding (gate) | extraction "
-            "| turns/s without the model call (derived) |",
-            "|---|---|---|---|---|---|---|---|",
+            "| turns | facts | turns/s | facts/s | ms per turn (mean; p50 / p95) | of which: embedding (local model) "
+            "| extraction | gate + SQL | turns/s without the embedding |",
+            "|---|---|---|---|---|---|---|---|---|",
             f"| {w['turns']} | {w['facts']} | {w['turns_per_second']:.0f} | {w['facts_per_second']:.0f} "
-            f"| {w['remember_ms_per_turn']:.2f} | {w['gate_ms_per_turn']:.2f} | {w['extract_ms_per_turn']:.3f} "
-            f"| {w['without_model_turns_per_second']:.0f} |",
+            f"| {w['remember_ms_per_turn']:.2f}; {_ms(w['latency'], 'p50')} / {_ms(w['latency'], 'p95')} "
+            f"| {w['embed_ms_per_turn']:.2f} | {w['extract_ms_per_turn']:.3f} | {w['rest_ms_per_turn']:.2f} "
+            f"| {w['without_embedding_turns_per_second']:.0f} |",
         ]
     if results.embedding:
         e = results.embedding
@@ -92,9 +93,50 @@ def render(results: Results) -> str:
             "",
             "### Embedding alone (all-MiniLM-L6-v2 int8 on onnxruntime)",
             "",
-            f"| texts | single (texts/s) | batch of {e['batch_size']} (texts/s) |",
-            "|---|---|---|",
-            f"| {e['texts']} | {e['single_texts_per_second']:.0f} | {e['batch_texts_per_second']:.0f} |",
+            f"| texts | single (texts/s) | single, ms p50 / p95 / p99 | batch of {e['batch_size']} (texts/s) |",
+            "|---|---|---|---|",
+            f"| {e['texts']} | {e['single_texts_per_second']:.0f} | {_triple(e['single_latency'])} "
+            f"| {e['batch_texts_per_second']:.0f} |",
+        ]
+    if results.pages:
+        p = results.pages
+        lines += [
+            "",
+            f"### Memory page and GET /api/memories/ ({p['client']}; {p['requests']} requests each; "
+            f"{p['page_size']} rows a page; milliseconds)",
+            "",
+            "| user's memories | endpoint | page | rows | SQL queries | p50 | p95 | p99 |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
+        for t in p["timings"]:
+            endpoint = "GET /memories/" if t["endpoint"] == "page" else "GET /api/memories/"
+            lines.append(
+                f"| {t['user_memories']:,} | {endpoint} | {t['page']} | {t['rows']} | {t['queries']} "
+                f"| {_ms(t['time'], 'p50')} | {_ms(t['time'], 'p95')} | {_ms(t['time'], 'p99')} |"
+            )
+        counts = p["query_counts"]
+        lines += [
+            "",
+            f"Queries per request: page {counts['page']}, API {counts['api']}: "
+            f"{'constant' if p['constant_queries'] else 'NOT constant'} over users and pages; "
+            f"rows {'equal' if p['rows_exact'] else 'NOT equal'} to the expected newest-first slice.",
+        ]
+    if results.chat:
+        c = results.chat
+        lines += [
+            "",
+            f"### One chat turn without the model call ({c['turns']} turns by {c['users']} users with "
+            f"{c['per_user']} memories each; milliseconds, p50 / p95 / p99)",
+            "",
+            "| whole turn | recall | remember (immediate task) | the rest | of the whole: embedding "
+            "| whole turn without the embedding |",
+            "|---|---|---|---|---|---|",
+            f"| {_triple(c['total'])} | {_triple(c['recall'])} | {_triple(c['remember'])} | {_triple(c['rest'])} "
+            f"| {_triple(c['embedding'])} | {_triple(c['without_embedding'])} |",
+            "",
+            f"Queries per turn: {c['queries']['question']:.0f} for a question, {c['queries']['statement']:.0f} for a "
+            f"statement of new facts. Replies {c['replies']} of {c['turns']}, memory writes done {c['writes_done']}, "
+            f"memories added {c['memories_written']}, recalled memories logged per turn {c['recalled_per_turn']:.1f}.",
         ]
     return "\n".join(lines)
 

@@ -1,8 +1,5 @@
-"""The whole benchmark: datasets, our read path, mem0 side by side, the write path, the table.
-
-Pending (not measured, not in the table): the memory page and GET /api/memories/ for a user
-with 10,000 memories, and the per-turn overhead of chat without the model call. Each will
-be one more `measure_*` function here and one more section in `report.py`.
+"""The whole benchmark: datasets, our read path, mem0 side by side, the write path, the memory
+page and API for a user with many memories, one chat turn without the model call, the table.
 """
 
 from __future__ import annotations
@@ -10,6 +7,8 @@ from __future__ import annotations
 import os
 import platform
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,7 +16,9 @@ from django.conf import settings
 from django.db import connection
 
 from bench import database
+from bench.chat_bench import measure_chat
 from bench.mem0_runner import mem0_available, run_mem0
+from bench.pages_bench import measure_pages
 from bench.recall_bench import RecallResult, measure_recall
 from bench.seed import ensure_seeded, stored_vectors_match
 from bench.synthetic import HEAVY_USER_INDEX, Dataset, probe_texts
@@ -29,6 +30,8 @@ DATASETS = {
     "smoke": Dataset("smoke", users=30, per_user=100, heavy=2_000),
 }
 WRITE_DATABASE = database.PREFIX + "write"
+PAGES_DATABASE = database.PREFIX + "pages"
+CHAT_DATABASE = database.PREFIX + "chat"
 
 
 @dataclass
@@ -41,6 +44,10 @@ class Options:
     mem0_reload: bool = False
     write_users: int = 25
     embed_texts: int = 512
+    page_memories: int = 10_000
+    page_requests: int = 50
+    chat_users: int = 50
+    chat_turns_per_user: int = 4
     reseed: bool = False
     seed_only: bool = False
     progress: bool = True
@@ -53,6 +60,8 @@ class Results:
     mem0: dict[str, Any] = field(default_factory=dict)
     writes: dict[str, Any] = field(default_factory=dict)
     embedding: dict[str, Any] = field(default_factory=dict)
+    pages: dict[str, Any] = field(default_factory=dict)
+    chat: dict[str, Any] = field(default_factory=dict)
     seconds: float = 0.0
 
     def as_dict(self) -> dict[str, Any]:
@@ -62,6 +71,8 @@ class Results:
             "mem0": self.mem0,
             "writes": self.writes,
             "embedding": self.embedding,
+            "pages": self.pages,
+            "chat": self.chat,
             "seconds": self.seconds,
         }
 
@@ -94,6 +105,16 @@ def machine() -> dict[str, Any]:
 def _say(progress: bool, message: str) -> None:
     if progress:
         print(message, flush=True)
+
+
+@contextmanager
+def _fresh_database(name: str) -> Iterator[None]:
+    database.drop_database(name)
+    try:
+        with database.using_database(name):
+            yield
+    finally:
+        database.drop_database(name)
 
 
 def run(options: Options) -> Results:
@@ -141,11 +162,20 @@ def run(options: Options) -> Results:
                 )
         if options.seed_only:
             return results
+        # Each of these writes, so each gets a fresh database of its own, dropped afterwards.
         if options.write_users:
-            database.drop_database(WRITE_DATABASE)
-            with database.using_database(WRITE_DATABASE):
+            with _fresh_database(WRITE_DATABASE):
                 results.writes = measure_writes(users=options.write_users, progress=options.progress).as_dict()
-            database.drop_database(WRITE_DATABASE)
+        if options.page_requests:
+            with _fresh_database(PAGES_DATABASE):
+                results.pages = measure_pages(
+                    large=options.page_memories, requests=options.page_requests, progress=options.progress
+                ).as_dict()
+        if options.chat_users:
+            with _fresh_database(CHAT_DATABASE):
+                results.chat = measure_chat(
+                    users=options.chat_users, turns_per_user=options.chat_turns_per_user, progress=options.progress
+                ).as_dict()
         if options.embed_texts:
             results.embedding = measure_embedding(probe_texts(options.embed_texts)).as_dict()
         results.machine["load_average_end"] = os.getloadavg()

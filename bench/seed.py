@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from datetime import datetime
+
 import numpy as np
 from django.contrib.auth import get_user_model
 from django.db import connection
@@ -18,10 +22,45 @@ from memoryapp.models import Memory
 SYNTHETIC_MODEL = LOCAL_MODEL_NAME
 
 _COPY = (
-    f"COPY {Memory._meta.db_table} (user_id, text, embedding, embedding_model, content_hash, times_seen,"
-    " created_at, last_seen, updated_at) FROM STDIN WITH (FORMAT BINARY)"
+    f"COPY {Memory._meta.db_table} (user_id, text, embedding, embedding_model, content_hash, source_conversation_id,"
+    " source_turn_id, times_seen, created_at, last_seen, updated_at) FROM STDIN WITH (FORMAT BINARY)"
 )
-_COPY_TYPES = ["int4", "text", "vector", "varchar", "varchar", "int4", "timestamptz", "timestamptz", "timestamptz"]
+_COPY_TYPES = [
+    "int4", "text", "vector", "varchar", "varchar", "int8", "int8", "int4", "timestamptz", "timestamptz", "timestamptz"
+]  # fmt: skip
+
+
+@dataclass(frozen=True)
+class MemoryRow:
+    """One memory to load: the columns `remember` would have written for it."""
+
+    user_id: int
+    text: str
+    vector: np.ndarray
+    content_hash: str
+    created_at: datetime
+    source_conversation_id: int | None = None
+    source_turn_id: int | None = None
+
+
+def copy_memories(rows: Iterable[MemoryRow], *, total: int, desc: str, progress: bool = True) -> None:
+    """Load memories by binary COPY (about 20,000 rows a second), then refresh the planner's statistics."""
+    connection.ensure_connection()
+    register_vector(connection.connection)
+    with (
+        tqdm(total=total, unit="row", desc=desc, disable=not progress, mininterval=1.0) as bar,
+        connection.connection.cursor() as cursor,
+        cursor.copy(_COPY) as copy,
+    ):
+        copy.set_types(_COPY_TYPES)
+        for row in rows:
+            copy.write_row(
+                [row.user_id, row.text, row.vector, SYNTHETIC_MODEL, row.content_hash, row.source_conversation_id,
+                 row.source_turn_id, 1, row.created_at, row.created_at, row.created_at]
+            )  # fmt: skip
+            bar.update()
+    with connection.cursor() as cursor:
+        cursor.execute(f"{'ANALYZE' if connection.in_atomic_block else 'VACUUM ANALYZE'} {Memory._meta.db_table}")
 
 
 def bench_users(dataset: Dataset) -> dict[int, int]:
@@ -49,27 +88,15 @@ def seed(dataset: Dataset, *, progress: bool = True) -> dict[int, int]:
         batch_size=5000,
     )
     users = bench_users(dataset)
-    connection.ensure_connection()
-    register_vector(connection.connection)
     now = timezone.now()
-    with (
-        tqdm(total=dataset.rows, unit="row", desc=f"seed {dataset.name}", disable=not progress) as bar,
-        connection.connection.cursor() as cursor,
-        cursor.copy(_COPY) as copy,
-    ):
-        copy.set_types(_COPY_TYPES)
+
+    def rows() -> Iterator[MemoryRow]:
         for index in dataset.user_indexes():
-            count = dataset.count_for(index)
-            vectors = user_vectors(dataset.seed, index, count)
-            pk = users[index]
-            for position in range(count):
-                copy.write_row(
-                    [pk, memory_text(index, position), vectors[position], SYNTHETIC_MODEL,
-                     f"{index:032x}{position:032x}", 1, now, now, now]
-                )  # fmt: skip
-            bar.update(count)
-    with connection.cursor() as cursor:
-        cursor.execute(f"{'ANALYZE' if connection.in_atomic_block else 'VACUUM ANALYZE'} {Memory._meta.db_table}")
+            vectors = user_vectors(dataset.seed, index, dataset.count_for(index))
+            for position, vector in enumerate(vectors):
+                yield MemoryRow(users[index], memory_text(index, position), vector, f"{index:032x}{position:032x}", now)
+
+    copy_memories(rows(), total=dataset.rows, desc=f"seed {dataset.name}", progress=progress)
     return users
 
 

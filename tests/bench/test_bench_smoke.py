@@ -1,16 +1,24 @@
-"""The benchmark's code on a few thousand rows: exactness only, never a time.
+"""The benchmark's code on a few thousand rows: exactness and query counts only, never a time.
 
 It runs in the test database (pytest-django's), not in the benchmark's own databases,
 and without the mem0 venv.
 """
 
 import pytest
+from django.test.utils import override_settings
 
+import memoryapp.services
+from bench.chat_bench import measure_chat
+from bench.extractor import FIXED_EXTRACTOR, FIXED_FACTS, TURNS, fixed_facts
+from bench.pages_bench import PAGE_SIZE, measure_pages
 from bench.recall_bench import measure_recall
 from bench.seed import SYNTHETIC_MODEL, ensure_seeded, stored_vectors_match
 from bench.synthetic import HEAVY_USER_INDEX, Dataset
-from bench.write_bench import TURNS, measure_writes
-from memoryapp.models import Memory
+from bench.timing import Buckets, stopwatch
+from bench.write_bench import measure_writes
+from chat.models import Turn
+from memoryapp.extraction import extract_facts
+from memoryapp.models import Memory, MemoryRecall
 
 pytestmark = pytest.mark.django_db
 
@@ -50,8 +58,56 @@ def test_recall_matches_brute_force_for_the_heavy_user(seeded):
     assert result.exact_recall == 1.0
 
 
-def test_the_write_benchmark_stores_every_fact_it_counts():
+def test_the_fixed_extractor_is_what_remember_uses_under_the_setting():
+    assert fixed_facts("I'm vegan.") == ["The user is vegan."]
+    assert fixed_facts("What's the weather?") == []
+    with override_settings(MEMORY_EXTRACTOR=FIXED_EXTRACTOR):
+        assert all(extract_facts(turn) == FIXED_FACTS[turn] for turn in TURNS)
+
+
+def test_the_write_benchmark_runs_remember_with_the_fixed_extractor_and_separates_the_embedding():
     result = measure_writes(users=1, progress=False)
     assert result.turns == len(TURNS)
     assert result.facts >= result.turns  # every corpus turn states at least one fact
-    assert Memory.objects.count() == result.facts
+    assert result.facts == sum(len(facts) for facts in FIXED_FACTS.values())  # the gate keeps every fixed fact
+    assert Memory.objects.count() == result.rows_added <= result.facts
+    assert 0 < result.embed_seconds < result.remember_seconds
+    assert result.latency["n"] == len(TURNS)
+
+
+def test_a_stopwatch_times_the_wrapped_function_and_puts_it_back():
+    original = memoryapp.services.extract_facts
+    buckets = Buckets()
+    with stopwatch(memoryapp.services, "extract_facts", buckets, "extract"):
+        assert memoryapp.services.extract_facts("I'm vegan.") == ["The user is vegan."]
+    assert memoryapp.services.extract_facts is original
+    assert buckets["extract"] > 0 and buckets.take()["extract"] > 0 and buckets["extract"] == 0
+
+
+def test_the_memory_page_and_api_cost_the_same_queries_on_every_page_for_every_user():
+    result = measure_pages(large=600, small=30, requests=1, progress=False)
+    assert result.rows_exact  # each page shows exactly the expected newest-first slice
+    assert result.constant_queries, result.query_counts
+    seen = {(t.user_memories, t.endpoint, t.page) for t in result.timings}
+    assert {(600, "page", 1), (600, "page", 12), (600, "api", 24), (30, "api", 2)} <= seen
+    for timing in result.timings:
+        last_page = -(-timing.user_memories // PAGE_SIZE)
+        assert timing.status == 200
+        assert timing.rows == (
+            PAGE_SIZE if timing.page < last_page else timing.user_memories - PAGE_SIZE * (last_page - 1)
+        )
+
+
+@pytest.mark.django_db(transaction=True)  # the memory write runs on commit, as in production
+def test_the_chat_benchmark_answers_logs_and_remembers_every_turn():
+    result = measure_chat(users=2, turns_per_user=4, per_user=100, progress=False)
+    assert result.turns == 8
+    assert result.replies == 8
+    assert result.writes_done == 8
+    assert result.memories_written > 0
+    assert result.recalled_per_turn > 0  # the users' memories are about the questions' topics
+    assert MemoryRecall.objects.count() > 0
+    assert Turn.objects.filter(role=Turn.Role.ASSISTANT).count() == 8 + 8  # and the warm-up user's 8
+    assert result.queries["question"] > 0 and result.queries["statement"] > result.queries["question"]
+    sample = result.samples[0]
+    assert sample["total"] >= sample["recall"] + sample["remember"]

@@ -11,7 +11,8 @@ from django.core.management.base import BaseCommand, CommandParser
 class Command(BaseCommand):
     help = (
         "Seed separate benchmark databases with synthetic memories and measure recall latency and "
-        "exactness, write and embedding throughput, and mem0 side by side. See BENCHMARKS.md."
+        "exactness, write and embedding throughput, the memory page and API for a user with 10,000 "
+        "memories, one chat turn without the model call, and mem0 side by side. See BENCHMARKS.md."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -22,6 +23,10 @@ class Command(BaseCommand):
         parser.add_argument("--mem0", default="100k", help="datasets to also load into mem0 ('' for none)")
         parser.add_argument("--mem0-reload", action="store_true", help="reload mem0's data even if present")
         parser.add_argument("--write-users", type=int, default=25, help="writers for the write path (40 turns each)")
+        parser.add_argument(
+            "--page-requests", type=int, default=50, help="timed requests per page and API URL (0 to skip)"
+        )
+        parser.add_argument("--chat-users", type=int, default=50, help="users taking 4 chat turns each (0 to skip)")
         parser.add_argument("--reseed", action="store_true", help="reseed our datasets even if present")
         parser.add_argument("--seed-only", action="store_true", help="seed the datasets (or keep them) and stop")
         parser.add_argument("--json", type=Path, help="also write every figure to this JSON file")
@@ -37,7 +42,16 @@ class Command(BaseCommand):
                 self.stdout.write(f"dropped {name}")
             return
         if options["smoke"]:
-            opts = runner.Options(sizes=["smoke"], probes=50, heavy_probes=20, write_users=2, embed_texts=64)
+            opts = runner.Options(
+                sizes=["smoke"],
+                probes=50,
+                heavy_probes=20,
+                write_users=2,
+                embed_texts=64,
+                page_memories=1_000,
+                page_requests=5,
+                chat_users=5,
+            )
             opts.mem0_sizes = [s for s in options["mem0"].split(",") if s == "smoke"]
         else:
             sizes = [s.strip().lower() for s in options["sizes"].split(",") if s.strip()]
@@ -51,6 +65,8 @@ class Command(BaseCommand):
                 heavy_probes=options["heavy_probes"],
                 mem0_sizes=[s.strip().lower() for s in options["mem0"].split(",") if s.strip()],
                 write_users=options["write_users"],
+                page_requests=options["page_requests"],
+                chat_users=options["chat_users"],
             )
         opts.mem0_reload = options["mem0_reload"]
         opts.reseed = options["reseed"]

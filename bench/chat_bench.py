@@ -1,0 +1,164 @@
+"""The per-turn cost of chat without the model call: one whole turn through the services.
+
+A turn is `chat_user_turn` then `chat_reply`, exactly as the chat view runs them: store
+the user's turn, recall, assemble the request, the offline reply (the app's default with
+no model endpoint: it makes no model call, so this is the turn "excluding the model call"),
+save the reply, log the recalled memories, then the memory write (`remember`, with the
+built-in rule extractor) run by the immediate task backend after commit. The users each
+hold `per_user` memories with real sentences embedded by the local model, so recall
+finds some of them above its floor and the log and prompt carry them. Recall, remember
+and the embedding inside both are timed by stopwatches around the product's functions.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.db import connection
+from django.tasks import DEFAULT_TASK_BACKEND_ALIAS, task_backends
+from django.test.utils import CaptureQueriesContext, override_settings
+from django.utils import timezone
+from tqdm import tqdm
+
+import chat.services
+import chat.tasks
+from bench.extractor import TURNS
+from bench.seed import MemoryRow, copy_memories
+from bench.synthetic import _TOPICS, percentiles, probe_texts
+from bench.timing import Buckets, stopwatch
+from chat.models import Turn
+from chat.services import chat_reply, chat_user_turn, conversation_create
+from memoryapp.embeddings import get_embedder
+from memoryapp.hashing import content_hash
+from memoryapp.models import Memory, MemoryRecall
+
+_FACT_FORMS = [
+    "The user cares about {}.",
+    "The user mentioned {} last week.",
+    "The user keeps notes about {}.",
+    "The user wants reminders about {}.",
+]
+
+
+def memory_pool() -> list[str]:
+    """100 short facts about the probes' topics ("my diet" -> "their diet")."""
+    topics = [topic.replace("my ", "their ") for topic in _TOPICS]
+    return [form.format(topic) for form in _FACT_FORMS for topic in topics]
+
+
+@dataclass
+class ChatResult:
+    users: int
+    per_user: int
+    turns: int
+    total: dict[str, float]
+    recall: dict[str, float]
+    remember: dict[str, float]
+    rest: dict[str, float]
+    embedding: dict[str, float]
+    without_embedding: dict[str, float]
+    queries: dict[str, float]
+    memories_written: int
+    recalled_per_turn: float
+    replies: int
+    writes_done: int
+    samples: list[dict[str, float]] = field(default_factory=list, repr=False)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if k != "samples"}
+
+
+def seed_chat_users(count: int, per_user: int, *, progress: bool = True) -> list[Any]:
+    """`count` users with the same `per_user` facts each (embedded once), loaded by COPY."""
+    User = get_user_model()
+    User.objects.bulk_create(User(username=f"bench-chat-{n}", password="!") for n in range(count))  # noqa: S106
+    users = list(User.objects.filter(username__startswith="bench-chat-").order_by("pk"))
+    texts = (memory_pool() * (per_user // 100 + 1))[:per_user]
+    texts = [text if n < 100 else f"{text} ({n // 100})" for n, text in enumerate(texts)]
+    vectors = get_embedder().embed(texts)
+    now = timezone.now()
+
+    def rows() -> Iterator[MemoryRow]:
+        for user in users:
+            for text, vector in zip(texts, vectors, strict=True):
+                yield MemoryRow(user.pk, text, vector, content_hash(text), now)
+
+    copy_memories(rows(), total=count * per_user, desc="chat: seed", progress=progress)
+    return users
+
+
+def turn_texts(count: int) -> list[str]:
+    """Alternating questions about the users' topics and statements of new facts."""
+    questions = probe_texts(count)
+    return [questions[n] if n % 2 == 0 else TURNS[(n // 2) % len(TURNS)] for n in range(count)]
+
+
+def _turn(user: Any, conversation: Any, text: str) -> tuple[Turn, Any]:
+    user_turn = chat_user_turn(user=user, conversation=conversation, content=text)
+    return user_turn, chat_reply(user=user, user_turn=user_turn)
+
+
+def measure_chat(*, users: int = 50, turns_per_user: int = 4, per_user: int = 100, progress: bool = True) -> ChatResult:
+    """`users` users each take `turns_per_user` turns in one conversation; every turn is timed whole."""
+    assert not Memory.objects.exists(), "the chat benchmark needs a database of its own"
+    backend = type(task_backends[DEFAULT_TASK_BACKEND_ALIAS]).__name__
+    assert backend == "ImmediateBackend", f"the memory write must run in the turn; the task backend is {backend}"
+    people = seed_chat_users(users + 1, per_user, progress=progress)
+    warm, people = people[0], people[1:]
+    texts = turn_texts(turns_per_user)
+    embedder = get_embedder()
+    buckets = Buckets()
+    samples: list[dict[str, float]] = []
+    queries: dict[str, list[int]] = {"question": [], "statement": []}
+    with (
+        override_settings(LLM_ENABLED=False, MEMORY_EXTRACTOR=""),
+        stopwatch(chat.services, "recall", buckets, "recall"),
+        stopwatch(chat.tasks, "remember", buckets, "remember"),
+        stopwatch(embedder, "embed", buckets, "embedding"),
+    ):
+        # Warm-up on a user of its own, counting the queries of each kind of turn.
+        conversation = conversation_create(user=warm, title="")
+        for n, text in enumerate(turn_texts(8)):
+            with CaptureQueriesContext(connection) as captured:
+                _turn(warm, conversation, text)
+            queries["question" if n % 2 == 0 else "statement"].append(len(captured))
+        buckets.take()
+        replies = 0
+        plan = [(user, conversation_create(user=user, title=""), text) for user in people for text in texts]
+        for user, conversation, text in tqdm(plan, desc="chat: turns", unit="turn", disable=not progress):
+            start = time.perf_counter()
+            user_turn, outcome = _turn(user, conversation, text)
+            total = time.perf_counter() - start
+            replies += outcome.reply is not None
+            samples.append({"total": total, **buckets.take()})
+    written = Memory.objects.filter(user__in=people).count() - len(people) * per_user  # superseded rows included
+    done = Turn.objects.filter(user__in=people, role=Turn.Role.USER, memory_state=Turn.MemoryState.DONE).count()
+    recalled = MemoryRecall.objects.filter(user__in=people).count()
+
+    def stats(key: str) -> dict[str, float]:
+        return percentiles([s[key] for s in samples])
+
+    for s in samples:
+        s["rest"] = s["total"] - s["recall"] - s["remember"]
+        s["without_embedding"] = s["total"] - s["embedding"]
+    return ChatResult(
+        users=len(people),
+        per_user=per_user,
+        turns=len(samples),
+        total=stats("total"),
+        recall=stats("recall"),
+        remember=stats("remember"),
+        rest=stats("rest"),
+        embedding=stats("embedding"),
+        without_embedding=stats("without_embedding"),
+        queries={kind: sum(counts) / len(counts) for kind, counts in queries.items()},
+        memories_written=written,
+        recalled_per_turn=recalled / len(samples),
+        replies=replies,
+        writes_done=done,
+        samples=samples,
+    )
