@@ -62,6 +62,7 @@ class ChatResult:
     embedding: dict[str, float]
     without_embedding: dict[str, float]
     queries: dict[str, float]
+    by_kind: dict[str, dict[str, dict[str, float]]]
     memories_written: int
     recalled_per_turn: float
     replies: int
@@ -134,13 +135,13 @@ def measure_chat(*, users: int = 50, turns_per_user: int = 4, per_user: int = 10
             user_turn, outcome = _turn(user, conversation, text)
             total = time.perf_counter() - start
             replies += outcome.reply is not None
-            samples.append({"total": total, **buckets.take()})
+            samples.append({"total": total, "statement": float(text in TURNS), **buckets.take()})
     written = Memory.objects.filter(user__in=people).count() - len(people) * per_user  # superseded rows included
     done = Turn.objects.filter(user__in=people, role=Turn.Role.USER, memory_state=Turn.MemoryState.DONE).count()
     recalled = MemoryRecall.objects.filter(user__in=people).count()
 
-    def stats(key: str) -> dict[str, float]:
-        return percentiles([s[key] for s in samples])
+    def stats(key: str, kind: float | None = None) -> dict[str, float]:
+        return percentiles([s[key] for s in samples if kind is None or s["statement"] == kind])
 
     for s in samples:
         s["rest"] = s["total"] - s["recall"] - s["remember"]
@@ -155,6 +156,10 @@ def measure_chat(*, users: int = 50, turns_per_user: int = 4, per_user: int = 10
         rest=stats("rest"),
         embedding=stats("embedding"),
         without_embedding=stats("without_embedding"),
+        by_kind={
+            kind: {key: stats(key, flag) for key in ("total", "recall", "remember", "rest", "embedding")}
+            for kind, flag in (("question", 0.0), ("statement", 1.0))
+        },
         queries={kind: sum(counts) / len(counts) for kind, counts in queries.items()},
         memories_written=written,
         recalled_per_turn=recalled / len(samples),

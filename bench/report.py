@@ -134,6 +134,17 @@ def render(results: Results) -> str:
             f"| {_triple(c['total'])} | {_triple(c['recall'])} | {_triple(c['remember'])} | {_triple(c['rest'])} "
             f"| {_triple(c['embedding'])} | {_triple(c['without_embedding'])} |",
             "",
+            "| kind of turn | whole turn | recall | remember | the rest | embedding |",
+            "|---|---|---|---|---|---|",
+            *(
+                f"| {kind} | "
+                + " | ".join(
+                    _triple(c["by_kind"][kind][key]) for key in ("total", "recall", "remember", "rest", "embedding")
+                )
+                + " |"
+                for kind in ("question", "statement")
+            ),
+            "",
             f"Queries per turn: {c['queries']['question']:.0f} for a question, {c['queries']['statement']:.0f} for a "
             f"statement of new facts. Replies {c['replies']} of {c['turns']}, memory writes done {c['writes_done']}, "
             f"memories added {c['memories_written']}, recalled memories logged per turn {c['recalled_per_turn']:.1f}.",
