@@ -52,8 +52,8 @@ lint: setup
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 
-# `make bench` runs the memory benchmark (BENCHMARKS.md): our figures at 100k and 1M memories
-# and mem0 2.2.1 side by side at 100k. mem0 lives in its own Python 3.11 venv, because
+# `make bench` runs the memory benchmark (BENCHMARKS.md): our figures at 100k and 1M memories,
+# the write path, the memory page and API, one chat turn, and mem0 2.2.1 side by side at 100k. mem0 lives in its own Python 3.11 venv, because
 # torch 2.13.0 (CPU) is on this disk only for 3.11; torch is pinned first so that
 # sentence-transformers never pulls a CUDA build. `make bench-drop` frees the databases.
 MEM0_VENV := .venv-mem0
