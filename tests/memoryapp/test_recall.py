@@ -84,8 +84,8 @@ def test_recall_is_one_statement_with_the_owner_predicate(alice, standup_store, 
     with django_assert_num_queries(1) as captured:
         recall(alice, STANDUP_PROBE)
     sql = captured.captured_queries[0]["sql"]
-    assert f'"memoryapp_memory"."user_id" = {alice.pk}' in sql
-    assert '"memoryapp_memory"."deleted_at" IS NULL' in sql
+    assert f"m.user_id = {alice.pk}" in sql
+    assert "m.deleted_at IS NULL" in sql
     assert "<=>" in sql and "LIMIT 5" in sql
 
 
