@@ -32,7 +32,7 @@ demo-user: migrate
 	$(PY) manage.py ensure_demo_user
 
 run: demo-user
-	$(PY) manage.py runserver 127.0.0.1:8000
+	$(PY) manage.py runserver --noreload 127.0.0.1:8000
 
 # Browser tests drive Debian's chromium (Playwright's own browser download is never used).
 browser:
