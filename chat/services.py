@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import Max
 
 from chat import assistant, prompting
@@ -184,3 +184,35 @@ def account_erase(*, user: AbstractBaseUser) -> None:
     from django.contrib.auth import get_user_model
 
     get_user_model().objects.filter(pk=user.pk).delete()
+
+
+@transaction.atomic
+def conversation_delete(*, user: AbstractBaseUser, conversation: Conversation, forget_memories: bool = False) -> int:
+    """Delete a conversation and all its turns. Memories learned in it stay (they are the
+    user's to keep or delete), without a source turn to point to, unless `forget_memories`
+    soft-deletes them too. Returns how many memories were forgotten.
+
+    Each statement names the owner: rows that point into the conversation are detached or
+    removed explicitly rather than left to a cascade that would select them by id alone.
+    """
+    from memoryapp.models import Memory, MemoryEvidence, MemoryRecall
+    from memoryapp.services import memory_soft_delete
+
+    locked = Conversation.objects.select_for_update().get(pk=conversation.pk, user=user)
+    forgotten = 0
+    if forget_memories:
+        learned = Memory.objects.filter(user=user, source_conversation=locked, deleted_at__isnull=True)
+        for memory_id in learned.values_list("id", flat=True):
+            memory_soft_delete(user=user, memory_id=memory_id)
+            forgotten += 1
+    MemoryRecall.objects.filter(user=user, conversation=locked).delete()
+    MemoryEvidence.objects.filter(user=user, conversation=locked).update(conversation=None, turn=None)
+    Memory.objects.filter(user=user, source_conversation=locked).update(source_conversation=None, source_turn=None)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"DELETE FROM {Turn._meta.db_table} WHERE conversation_id = %s AND user_id = %s", [locked.pk, user.pk]
+        )
+        cursor.execute(
+            f"DELETE FROM {Conversation._meta.db_table} WHERE id = %s AND user_id = %s", [locked.pk, user.pk]
+        )
+    return forgotten

@@ -7,6 +7,7 @@ app_name = "chat"
 urlpatterns = [
     path("", views.conversation_list_view, name="conversation_list"),
     path("c/<str:public_id>/", views.conversation_detail, name="conversation_detail"),
+    path("c/<str:public_id>/delete/", views.conversation_delete_view, name="conversation_delete"),
     path("c/<str:public_id>/turns/", views.turn_create, name="turn_create"),
     path("c/<str:public_id>/turns/<int:seq>/reply/", views.turn_reply, name="turn_reply"),
     path("c/<str:public_id>/turns/<int:seq>/memory/", views.turn_memory, name="turn_memory"),

@@ -19,9 +19,11 @@ from chat.services import (
     chat_reply,
     chat_user_turn,
     conversation_create,
+    conversation_delete,
     memory_write_enqueue,
     turn_memory_state,
 )
+from memoryapp.selectors import memory_list
 
 DETAIL = "chat/conversation_detail.html"
 
@@ -79,6 +81,21 @@ def conversation_detail(request: HttpRequest, public_id: str) -> HttpResponse:
         "highlight": request.GET.get("turn"),
     }
     return render(request, DETAIL, context)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def conversation_delete_view(request: HttpRequest, public_id: str) -> HttpResponse:
+    """Delete a conversation after a confirmation, optionally forgetting what was learned in it."""
+    conversation = conversation_get(user=request.user, public_id=public_id)
+    if request.method == "POST":
+        forget = request.POST.get("forget_memories") == "on"
+        forgotten = conversation_delete(user=request.user, conversation=conversation, forget_memories=forget)
+        note = f" and forgot {forgotten} memor{'y' if forgotten == 1 else 'ies'} learned in it" if forget else ""
+        messages.success(request, f"Deleted the conversation{note}.")
+        return redirect("chat:conversation_list")
+    learned = memory_list(user=request.user).filter(source_conversation=conversation)
+    return render(request, "chat/conversation_delete.html", {"conversation": conversation, "learned": learned})
 
 
 @login_required

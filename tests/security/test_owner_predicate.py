@@ -71,6 +71,8 @@ def _walk(client: Client, user) -> None:
     client.get(reverse("memoryapp:memory_export"))
     client.get(reverse("memoryapp:memory_forget_all"))
     client.post(reverse("memoryapp:memory_forget_all"), {"confirm": "on"})
+    client.get(reverse("chat:conversation_delete", args=[pid]))
+    client.post(reverse("chat:conversation_delete", args=[pid]), {"forget_memories": "on"})
 
 
 def test_every_statement_on_user_data_in_the_app_carries_the_owner(alice, bob):

@@ -1,0 +1,58 @@
+import pytest
+from django.urls import reverse
+
+from chat.models import Conversation, Turn
+from chat.services import chat_reply, chat_user_turn, conversation_create
+from memoryapp.models import Memory, MemoryEvidence, MemoryRecall
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _chat(user, *texts):
+    conversation = conversation_create(user=user)
+    for text in texts:
+        chat_reply(user=user, user_turn=chat_user_turn(user=user, conversation=conversation, content=text))
+    return conversation
+
+
+def test_confirmation_lists_what_was_learned_in_the_conversation(alice, alice_client):
+    conversation = _chat(alice, "I live in Lisbon.")
+    page = alice_client.get(reverse("chat:conversation_delete", args=[conversation.public_id])).content.decode()
+    assert "Also forget the 1 memory learned here" in page and "The user lives in Lisbon." in page
+    assert Conversation.objects.filter(pk=conversation.pk).exists()  # a GET changes nothing
+
+
+def test_deleting_keeps_the_memories_without_a_source(alice, alice_client):
+    source = _chat(alice, "I live in Lisbon.")
+    other = _chat(alice, "Which city do I live in?")
+    memory = Memory.objects.get(user=alice)
+
+    response = alice_client.post(reverse("chat:conversation_delete", args=[source.public_id]))
+
+    assert response.status_code == 302
+    assert not Conversation.objects.filter(pk=source.pk).exists()
+    assert not Turn.objects.filter(conversation_id=source.pk).exists()
+    memory.refresh_from_db()
+    assert memory.deleted_at is None and memory.source_conversation_id is None and memory.source_turn_id is None
+    assert MemoryEvidence.objects.get(memory=memory).turn_id is None
+    assert MemoryRecall.objects.filter(memory=memory, conversation=other).count() == 1  # the other chat's log stays
+    trace = alice_client.get(reverse("memoryapp:memory_detail", args=[memory.pk])).content.decode()
+    assert "the source turn no longer exists" in trace
+
+
+def test_deleting_can_forget_what_was_learned(alice, alice_client):
+    source = _chat(alice, "Call me Priya, and I'm always in UTC.")
+    _chat(alice, "I'm vegetarian.")
+    alice_client.post(reverse("chat:conversation_delete", args=[source.public_id]), {"forget_memories": "on"})
+    assert list(Memory.objects.filter(user=alice, deleted_at__isnull=True).values_list("text", flat=True)) == [
+        "The user is vegetarian."
+    ]
+
+
+def test_another_users_conversation_cannot_be_deleted(alice, bob_client):
+    conversation = _chat(alice, "I live in Lisbon.")
+    url = reverse("chat:conversation_delete", args=[conversation.public_id])
+    assert bob_client.get(url).status_code == 404
+    assert bob_client.post(url, {"forget_memories": "on"}).status_code == 404
+    assert Conversation.objects.filter(pk=conversation.pk).exists()
+    assert Memory.objects.filter(user=alice, deleted_at__isnull=True).count() == 1
