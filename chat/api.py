@@ -6,7 +6,7 @@ Every lookup is keyed by `request.user`: another user's conversation id is a 404
 from __future__ import annotations
 
 from django.urls import reverse
-from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_serializer
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_serializer
 from rest_framework import generics, serializers, status
 from rest_framework.authtoken.views import ObtainAuthToken
 from rest_framework.request import Request
@@ -17,7 +17,7 @@ from chat.forms import TurnForm
 from chat.ratelimit import ChatThrottle, LoginThrottle
 from chat.selectors import conversation_get, conversation_list, conversation_turns, turn_views, user_turn_get
 from chat.serializers import ConversationSerializer, TurnSerializer
-from chat.services import ReplyOutcome, chat_reply, chat_user_turn, conversation_create
+from chat.services import ReplyOutcome, chat_reply, chat_user_turn, conversation_create, conversation_delete
 from memoryapp.serializers import DetailSerializer, FormCheckedTextField, StrictCharField
 
 NOT_FOUND = OpenApiResponse(DetailSerializer, description="No such conversation among the caller's own.")
@@ -88,6 +88,33 @@ class ConversationListApi(generics.ListAPIView):
         serializer.is_valid(raise_exception=True)
         conversation = conversation_create(user=request.user, title=serializer.validated_data["title"])
         return Response(ConversationSerializer(conversation).data, status=status.HTTP_201_CREATED)
+
+
+class ConversationDetailApi(APIView):
+    """One conversation; DELETE removes it and its turns (memories learned in it stay unless
+    `?forget_memories=true`)."""
+
+    @extend_schema(operation_id="conversations_retrieve", responses={200: ConversationSerializer, 404: NOT_FOUND})
+    def get(self, request: Request, public_id: str) -> Response:
+        return Response(ConversationSerializer(conversation_get(user=request.user, public_id=public_id)).data)
+
+    @extend_schema(
+        operation_id="conversations_delete",
+        parameters=[
+            OpenApiParameter(
+                "forget_memories",
+                bool,
+                description="Also soft-delete the memories first learned in this conversation.",
+                default=False,
+            )
+        ],
+        responses={204: None, 404: NOT_FOUND},
+    )
+    def delete(self, request: Request, public_id: str) -> Response:
+        conversation = conversation_get(user=request.user, public_id=public_id)
+        forget = request.query_params.get("forget_memories", "").lower() in {"1", "true", "yes", "on"}
+        conversation_delete(user=request.user, conversation=conversation, forget_memories=forget)
+        return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 class TurnListApi(APIView):

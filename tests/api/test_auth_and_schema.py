@@ -48,6 +48,7 @@ def test_schema_is_valid_openapi_and_covers_every_route(client):
     assert set(schema["paths"]) == {
         "/api/auth/token/",
         "/api/conversations/",
+        "/api/conversations/{public_id}/",
         "/api/conversations/{public_id}/turns/",
         "/api/conversations/{public_id}/turns/{seq}/reply/",
         "/api/memories/",

@@ -56,3 +56,19 @@ def test_another_users_conversation_cannot_be_deleted(alice, bob_client):
     assert bob_client.post(url, {"forget_memories": "on"}).status_code == 404
     assert Conversation.objects.filter(pk=conversation.pk).exists()
     assert Memory.objects.filter(user=alice, deleted_at__isnull=True).count() == 1
+
+
+def test_the_api_deletes_a_conversation_and_can_forget_its_memories(alice, bob):
+    from rest_framework.test import APIClient
+
+    source = _chat(alice, "I live in Lisbon.")
+    url = f"/api/conversations/{source.public_id}/"
+    as_bob = APIClient()
+    as_bob.force_authenticate(bob)
+    assert as_bob.delete(url).status_code == 404
+    as_alice = APIClient()
+    as_alice.force_authenticate(alice)
+    assert as_alice.get(url).json()["public_id"] == source.public_id
+    assert as_alice.delete(url + "?forget_memories=true").status_code == 204
+    assert as_alice.get(url).status_code == 404
+    assert not Memory.objects.filter(user=alice, deleted_at__isnull=True).exists()
