@@ -23,7 +23,6 @@ from memoryapp.extraction import clean_fact, extract_facts
 from memoryapp.hashing import content_hash
 from memoryapp.models import Memory, MemoryEvent, MemoryEvidence
 from memoryapp.slots import slot_of
-from memoryapp.thresholds import write_gate
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser
@@ -63,7 +62,7 @@ def gate_facts(content: str, facts: list[str]) -> tuple[str, list[GatedFact], li
     sources = [content, *(part.text for part in parts)]
     vectors = embedder.embed([*sources, *facts])
     source_vectors, fact_vectors = vectors[: len(sources)], vectors[len(sources) :]
-    gate = write_gate(embedder.name)
+    gate = thresholds.write_gate(embedder.name)
     kept: list[GatedFact] = []
     rejected: list[GatedFact] = []
     for text, vector in zip(facts, fact_vectors, strict=True):
