@@ -39,7 +39,8 @@ def turn_append(
     model_name: str = "",
 ) -> Turn:
     """Append a turn with the next seq. Concurrent appends to one conversation serialise on
-    the conversation row, so each gets a distinct seq and none is lost."""
+    the conversation row, so each gets a distinct seq and none is lost. The caller's
+    `conversation` is brought up to date (its title comes from its first user turn)."""
     locked = Conversation.objects.select_for_update().get(pk=conversation.pk, user=user)
     last = Turn.objects.filter(conversation=locked, user=user).aggregate(last=Max("seq"))["last"] or 0
     turn = Turn.objects.create(
@@ -56,6 +57,10 @@ def turn_append(
     if not locked.title and role == Turn.Role.USER:
         changes["title"] = " ".join(content.split())[:TITLE_CHARS]
     Conversation.objects.filter(pk=locked.pk, user=user).update(**changes)
+    for field, value in changes.items():
+        setattr(conversation, field, value)
+    if "title" not in changes:
+        conversation.title = locked.title
     return turn
 
 

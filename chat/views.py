@@ -119,7 +119,6 @@ def turn_create(request: HttpRequest, public_id: str) -> HttpResponse:
 
     turn = chat_user_turn(user=request.user, conversation=conversation, content=form.cleaned_data["content"])
     if request.htmx:
-        conversation = conversation_get(user=request.user, public_id=public_id)  # the first turn names it
         (view,) = turn_views(user=request.user, turns=[turn])
         return render(request, f"{DETAIL}#turn", {"conversation": conversation, "tv": view, "pending": True})
     outcome = chat_reply(user=request.user, user_turn=turn)
