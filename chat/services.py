@@ -57,8 +57,8 @@ def turn_append(
     if not locked.title and role == Turn.Role.USER:
         changes["title"] = " ".join(content.split())[:TITLE_CHARS]
     Conversation.objects.filter(pk=locked.pk, user=user).update(**changes)
-    for field, value in changes.items():
-        setattr(conversation, field, value)
+    for name, value in changes.items():
+        setattr(conversation, name, value)
     if "title" not in changes:
         conversation.title = locked.title
     return turn
