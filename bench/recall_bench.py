@@ -89,7 +89,7 @@ def _capture(user: Any, probe: Probe, k: int) -> list[int]:
     return [position_of(r.memory.text) for r in got]
 
 
-def _explain(probe: Probe, *, analyze: bool = True) -> tuple[str, float]:
+def _explain(probe: Probe) -> tuple[str, float]:
     with connection.connection.cursor() as cursor:
         cursor.execute("EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) " + probe.sql, probe.params)
         plan = cursor.fetchone()[0]

@@ -10,11 +10,10 @@ assistant, and statements whose subject is someone other than the user.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 from memoryapp.attribution import sentences
 
-_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+")
 # A clause ends at punctuation or at a conjunction that starts a new thought.
 _VALUE = (
     r"(?P<v>[^,.;!?()\n]+?)(?=\s*(?:[,.;!?()\n]|\band\b|\bbut\b|\bbecause\b|\bso\b|\bsince\b|\bwhich\b|"
@@ -175,7 +174,6 @@ def _relative_name(match: re.Match[str]) -> str | None:
     return f"The user's {match.group('rel').lower()} is named {_clean(match.group('v'))}."
 
 
-_I = r"(?:^|(?<=\s)|(?<=^))"
 _RULES: list[Rule] = [
     # Name
     (re.compile(r"\b(?i:call me|my name is|my name's|i go by|you can call me|people call me)\s+" + _NAME), _name),
@@ -374,11 +372,6 @@ _RULES: list[Rule] = [
 _NEGATED_BEFORE = re.compile(r"\b(?:not|never|no longer|don't|do not|didn't|won't)\s*$", re.I)
 
 
-def _sentences(text: str) -> Iterator[str]:
-    # Not cut after a title: "Call me Dr. Alvarez." is one sentence.
-    yield from sentences(text)
-
-
 def _is_candidate_sentence(sentence: str) -> bool:
     if sentence.endswith("?") or _QUESTION_START.match(sentence):
         return False
@@ -390,7 +383,8 @@ def _is_candidate_sentence(sentence: str) -> bool:
 def extract_facts_by_rules(text: str, *, limit: int = 2) -> list[str]:
     """Durable facts the user states about themselves in `text`, at most `limit`."""
     facts: list[str] = []
-    for sentence in _sentences(text):
+    # Not cut after a title: "Call me Dr. Alvarez." is one sentence.
+    for sentence in sentences(text):
         if not _is_candidate_sentence(sentence):
             continue
         for pattern, build in _RULES:
