@@ -18,13 +18,9 @@ from chat.ratelimit import ChatThrottle, LoginThrottle
 from chat.selectors import conversation_get, conversation_list, conversation_turns, turn_views, user_turn_get
 from chat.serializers import ConversationSerializer, TurnSerializer
 from chat.services import ReplyOutcome, chat_reply, chat_user_turn, conversation_create, conversation_delete
-from memoryapp.serializers import DetailSerializer, FormCheckedTextField, StrictCharField
+from memoryapp.serializers import NO_SUCH_PAGE, TOO_MANY, DetailSerializer, FormCheckedTextField, StrictCharField
 
 NOT_FOUND = OpenApiResponse(DetailSerializer, description="No such conversation among the caller's own.")
-NO_SUCH_PAGE = OpenApiResponse(DetailSerializer, description="No such page: past the last one, or not a number.")
-TOO_MANY = OpenApiResponse(
-    DetailSerializer, description="Rate limited: too many requests; the Retry-After header says when to try again."
-)
 
 
 @extend_schema_serializer(component_name="ChatExchange")

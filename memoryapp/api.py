@@ -20,6 +20,8 @@ from memoryapp.forms import MemoryTextForm
 from memoryapp.llm import ModelUnavailable
 from memoryapp.selectors import memory_export, memory_get, memory_list, memory_search, memory_trace
 from memoryapp.serializers import (
+    NO_SUCH_PAGE,
+    TOO_MANY,
     DetailSerializer,
     FormCheckedTextField,
     MemorySearchHitSerializer,
@@ -31,10 +33,6 @@ from memoryapp.services import MemoryConflict, memory_correct, memory_restore, m
 
 EMBEDDER_DOWN = "The embedding model could not be reached; nothing was changed. Try again."
 NOT_FOUND = OpenApiResponse(DetailSerializer, description="No such memory among the caller's own.")
-TOO_MANY = OpenApiResponse(
-    DetailSerializer, description="Rate limited: too many requests; the Retry-After header says when to try again."
-)
-NO_SUCH_PAGE = OpenApiResponse(DetailSerializer, description="No such page: past the last one, or not a number.")
 
 
 class MemoryListApi(generics.ListAPIView):

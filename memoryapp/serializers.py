@@ -6,6 +6,7 @@ from typing import Any
 
 from django import forms
 from django.core.validators import ProhibitNullCharactersValidator
+from drf_spectacular.utils import OpenApiResponse
 from rest_framework import serializers
 from rest_framework.fields import empty
 
@@ -46,6 +47,13 @@ class DetailSerializer(serializers.Serializer):
     """An error or refusal, in DRF's usual shape."""
 
     detail = serializers.CharField()
+
+
+# Error answers shared by the memory and chat APIs, for their OpenAPI descriptions.
+NO_SUCH_PAGE = OpenApiResponse(DetailSerializer, description="No such page: past the last one, or not a number.")
+TOO_MANY = OpenApiResponse(
+    DetailSerializer, description="Rate limited: too many requests; the Retry-After header says when to try again."
+)
 
 
 class MemorySourceSerializer(serializers.Serializer):
