@@ -2,29 +2,22 @@ import pytest
 from django.urls import reverse
 
 from chat.models import Conversation, Turn
-from chat.services import chat_reply, chat_user_turn, conversation_create
 from memoryapp.models import Memory, MemoryEvidence, MemoryRecall
+from tests.factories import chat
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def _chat(user, *texts):
-    conversation = conversation_create(user=user)
-    for text in texts:
-        chat_reply(user=user, user_turn=chat_user_turn(user=user, conversation=conversation, content=text))
-    return conversation
-
-
 def test_confirmation_lists_what_was_learned_in_the_conversation(alice, alice_client):
-    conversation = _chat(alice, "I live in Lisbon.")
+    conversation = chat(alice, "I live in Lisbon.")
     page = alice_client.get(reverse("chat:conversation_delete", args=[conversation.public_id])).content.decode()
     assert "Also forget the 1 memory learned here" in page and "The user lives in Lisbon." in page
     assert Conversation.objects.filter(pk=conversation.pk).exists()  # a GET changes nothing
 
 
 def test_deleting_keeps_the_memories_without_a_source(alice, alice_client):
-    source = _chat(alice, "I live in Lisbon.")
-    other = _chat(alice, "Which city do I live in?")
+    source = chat(alice, "I live in Lisbon.")
+    other = chat(alice, "Which city do I live in?")
     memory = Memory.objects.get(user=alice)
 
     response = alice_client.post(reverse("chat:conversation_delete", args=[source.public_id]))
@@ -41,8 +34,8 @@ def test_deleting_keeps_the_memories_without_a_source(alice, alice_client):
 
 
 def test_deleting_can_forget_what_was_learned(alice, alice_client):
-    source = _chat(alice, "Call me Priya, and I'm always in UTC.")
-    _chat(alice, "I'm vegetarian.")
+    source = chat(alice, "Call me Priya, and I'm always in UTC.")
+    chat(alice, "I'm vegetarian.")
     alice_client.post(reverse("chat:conversation_delete", args=[source.public_id]), {"forget_memories": "on"})
     assert list(Memory.objects.filter(user=alice, deleted_at__isnull=True).values_list("text", flat=True)) == [
         "The user is vegetarian."
@@ -50,7 +43,7 @@ def test_deleting_can_forget_what_was_learned(alice, alice_client):
 
 
 def test_another_users_conversation_cannot_be_deleted(alice, bob_client):
-    conversation = _chat(alice, "I live in Lisbon.")
+    conversation = chat(alice, "I live in Lisbon.")
     url = reverse("chat:conversation_delete", args=[conversation.public_id])
     assert bob_client.get(url).status_code == 404
     assert bob_client.post(url, {"forget_memories": "on"}).status_code == 404
@@ -61,7 +54,7 @@ def test_another_users_conversation_cannot_be_deleted(alice, bob_client):
 def test_the_api_deletes_a_conversation_and_can_forget_its_memories(alice, bob):
     from rest_framework.test import APIClient
 
-    source = _chat(alice, "I live in Lisbon.")
+    source = chat(alice, "I live in Lisbon.")
     url = f"/api/conversations/{source.public_id}/"
     as_bob = APIClient()
     as_bob.force_authenticate(bob)

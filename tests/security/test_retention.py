@@ -7,18 +7,11 @@ from django.urls import reverse
 from django.utils import timezone
 
 from chat.models import Conversation, Turn
-from chat.services import chat_reply, chat_user_turn, conversation_create
 from memoryapp.models import Memory, MemoryEvent, MemoryEvidence, MemoryRecall
 from memoryapp.services import memory_correct, memory_soft_delete
+from tests.factories import chat
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def _chat(user, *texts):
-    conversation = conversation_create(user=user)
-    for text in texts:
-        chat_reply(user=user, user_turn=chat_user_turn(user=user, conversation=conversation, content=text))
-    return conversation
 
 
 def _rows(user):
@@ -33,7 +26,7 @@ def _rows(user):
 
 
 def test_purge_removes_only_memories_deleted_before_the_retention_period(alice, capsys):
-    _chat(alice, "I live in Lisbon.", "I'm vegetarian.", "Which city do I live in?")
+    chat(alice, "I live in Lisbon.", "I'm vegetarian.", "Which city do I live in?")
     old = Memory.objects.get(user=alice, text="The user lives in Lisbon.")
     recent = Memory.objects.get(user=alice, text="The user is vegetarian.")
     memory_soft_delete(user=alice, memory_id=old.pk)
@@ -57,8 +50,8 @@ def test_purge_rejects_a_malformed_age():
 
 
 def test_deleting_an_account_erases_all_its_data_and_nothing_of_others(alice, bob):
-    _chat(alice, "Call me Priya, and I'm always in UTC.", "What timezone am I in?")
-    _chat(bob, "I live in Berlin.", "Where do I live?")
+    chat(alice, "Call me Priya, and I'm always in UTC.", "What timezone am I in?")
+    chat(bob, "I live in Berlin.", "Where do I live?")
     name = Memory.objects.get(user=alice, text="The user's name is Priya.")
     memory_correct(user=alice, memory_id=name.pk, text="The user's name is Priya Nair.")
     before_bob = _rows(bob)
