@@ -106,10 +106,7 @@ class PostgresThrottle:
         if request.method not in self.methods:
             return True
         limit, period, _ = settings.RATE_LIMITS[self.scope]
-        who = (
-            f"user:{request.user.pk}" if request.user and request.user.is_authenticated else f"ip:{client_ip(request)}"
-        )
-        decision = hit(f"{self.scope}:{who}", limit=limit, period=period)
+        decision = hit(f"{self.scope}:{by_user(request) or by_ip(request)}", limit=limit, period=period)
         self._wait = decision.retry_after
         return decision.allowed
 
