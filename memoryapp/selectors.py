@@ -7,10 +7,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from django.conf import settings
+from django.shortcuts import get_object_or_404
 from pgvector import Vector
 
+from chat.models import Conversation, Turn
 from memoryapp.embeddings import get_embedder
-from memoryapp.models import Memory
+from memoryapp.models import Memory, MemoryEvent, MemoryEvidence, MemoryRecall
 from memoryapp.thresholds import recall_floor
 
 if TYPE_CHECKING:
@@ -55,8 +57,6 @@ def memory_nearest(
     alone always returns k rows, however unrelated. The source conversation and turn ride
     along (the request's memory note and the pages name them) without further queries.
     """
-    from chat.models import Conversation, Turn
-
     rows = Memory.objects.raw(_NEAREST, [Vector(vector).to_text(), user.pk, embedding_model, k])
     recalled: list[Recalled] = []
     for row in rows:
@@ -109,8 +109,6 @@ def memory_list(*, user: AbstractBaseUser, text: str = "", include_deleted: bool
 
 def memory_get(*, user: AbstractBaseUser, memory_id: int, live: bool = True) -> Memory:
     """One of the user's memories, or 404 (another user's id is indistinguishable from a missing one)."""
-    from django.shortcuts import get_object_or_404
-
     queryset = Memory.objects.defer("embedding").filter(user=user)
     return get_object_or_404(queryset.filter(deleted_at__isnull=True) if live else queryset, pk=memory_id)
 
@@ -125,8 +123,6 @@ def memory_search(*, user: AbstractBaseUser, probe: str, k: int = SEARCH_K) -> l
 
 def memory_export(*, user: AbstractBaseUser) -> dict:
     """Everything remembered about the user, with provenance, as plain data (no vectors)."""
-    from memoryapp.models import MemoryEvent, MemoryEvidence, MemoryRecall
-
     memories = list(memory_list(user=user, include_deleted=True).order_by("created_at", "id"))
     evidence: dict[int, list] = {}
     for row in MemoryEvidence.objects.filter(user=user).select_related("conversation", "turn").order_by("id"):
@@ -182,8 +178,6 @@ def memory_export(*, user: AbstractBaseUser) -> dict:
 
 def evidence_for_turns(*, user: AbstractBaseUser, turn_ids: Sequence[int]):
     """What each of these user turns wrote to memory (created or refreshed), by turn."""
-    from memoryapp.models import MemoryEvidence
-
     rows = (
         MemoryEvidence.objects.filter(user=user, turn_id__in=list(turn_ids))
         .select_related("memory")
@@ -193,8 +187,6 @@ def evidence_for_turns(*, user: AbstractBaseUser, turn_ids: Sequence[int]):
     rows = list(rows)
     replaced: dict[int, list[str]] = {}
     if rows:
-        from memoryapp.models import MemoryEvent
-
         superseded = MemoryEvent.objects.filter(
             user=user, action=MemoryEvent.Action.SUPERSEDED, replaced_by_id__in=[row.memory_id for row in rows]
         ).order_by("id")
@@ -209,8 +201,6 @@ def evidence_for_turns(*, user: AbstractBaseUser, turn_ids: Sequence[int]):
 
 def recalls_for_replies(*, user: AbstractBaseUser, reply_ids: Sequence[int]):
     """The memories each of these assistant replies was given, by reply, in rank order."""
-    from memoryapp.models import MemoryRecall
-
     rows = (
         MemoryRecall.objects.filter(user=user, reply_turn_id__in=list(reply_ids))
         .select_related("memory")
@@ -233,10 +223,6 @@ class MemoryTrace:
 
 def memory_trace(*, user: AbstractBaseUser, memory_id: int) -> MemoryTrace:
     """A memory of this user (live or deleted) with its evidence and recalls, or 404."""
-    from django.shortcuts import get_object_or_404
-
-    from memoryapp.models import MemoryEvent, MemoryEvidence, MemoryRecall
-
     memory = get_object_or_404(
         Memory.objects.defer("embedding").select_related("source_conversation", "source_turn"),
         pk=memory_id,
