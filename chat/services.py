@@ -7,14 +7,17 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Max
 
 from chat import assistant, prompting
 from chat.models import Conversation, Turn
+from chat.tasks import remember_turn
 from memoryapp.llm import ModelUnavailable
+from memoryapp.models import Memory, MemoryEvidence, MemoryRecall
 from memoryapp.selectors import Recalled, recall
-from memoryapp.services import recall_log
+from memoryapp.services import memory_soft_delete, recall_log
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser
@@ -171,8 +174,6 @@ def turn_memory_state(*, user: AbstractBaseUser, turn: Turn) -> str:
 
 def memory_write_enqueue(*, user: AbstractBaseUser, turn: Turn, retry: bool = False) -> bool:
     """Queue the durable-memory write for a user turn, once (or again after a failure)."""
-    from chat.tasks import remember_turn
-
     allowed = [Turn.MemoryState.PENDING] + ([Turn.MemoryState.FAILED] if retry else [])
     claimed = Turn.objects.filter(pk=turn.pk, user=user, role=Turn.Role.USER, memory_state__in=allowed).update(
         memory_state=Turn.MemoryState.QUEUED
@@ -186,8 +187,6 @@ def memory_write_enqueue(*, user: AbstractBaseUser, turn: Turn, retry: bool = Fa
 def account_erase(*, user: AbstractBaseUser) -> None:
     """Delete a user and, by cascade, every conversation, turn, memory (with its vector),
     evidence, recall and history row that belongs to them."""
-    from django.contrib.auth import get_user_model
-
     get_user_model().objects.filter(pk=user.pk).delete()
 
 
@@ -200,9 +199,6 @@ def conversation_delete(*, user: AbstractBaseUser, conversation: Conversation, f
     Each statement names the owner: rows that point into the conversation are detached or
     removed explicitly rather than left to a cascade that would select them by id alone.
     """
-    from memoryapp.models import Memory, MemoryEvidence, MemoryRecall
-    from memoryapp.services import memory_soft_delete
-
     locked = Conversation.objects.select_for_update().get(pk=conversation.pk, user=user)
     forgotten = 0
     if forget_memories:

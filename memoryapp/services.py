@@ -21,7 +21,7 @@ from memoryapp import attribution, thresholds
 from memoryapp.embeddings import get_embedder
 from memoryapp.extraction import clean_fact, extract_facts
 from memoryapp.hashing import content_hash
-from memoryapp.models import Memory, MemoryEvent, MemoryEvidence
+from memoryapp.models import Memory, MemoryEvent, MemoryEvidence, MemoryRecall
 from memoryapp.slots import slot_of
 
 if TYPE_CHECKING:
@@ -360,8 +360,6 @@ def memory_forget_all(*, user: AbstractBaseUser) -> int:
 
 def recall_log(*, user: AbstractBaseUser, probe_turn: Turn, reply_turn: Turn, recalled: list) -> None:
     """Record which memories went into a reply, with similarity and rank, for incident review."""
-    from memoryapp.models import MemoryRecall
-
     if reply_turn.user_id != user.pk or probe_turn.user_id != user.pk:
         raise PermissionError("recall_log() was given a turn that belongs to another user")
     MemoryRecall.objects.bulk_create(
