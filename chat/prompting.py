@@ -67,20 +67,21 @@ def fit_window(*, turns: Sequence[Turn], fixed_tokens: int, budget: int, max_tur
     return Window(recent=recent, overflow=list(turns[:cut]))
 
 
-def build_messages(*, conversation: Conversation, recalled: Sequence, recent: Sequence[Turn]) -> list[dict[str, str]]:
+def build_messages(*, conversation: Conversation, note: str, recent: Sequence[Turn]) -> list[dict[str, str]]:
+    """`note` is the memory note (empty when nothing was recalled)."""
     messages = [{"role": "system", "content": SYSTEM_PROMPT}]
     if conversation.summary:
         messages.append({"role": "system", "content": f"{SUMMARY_HEADER}\n{conversation.summary}"})
-    if recalled:
-        messages.append({"role": "system", "content": memory_note(recalled)})
+    if note:
+        messages.append({"role": "system", "content": note})
     messages.extend({"role": turn.role, "content": turn.content} for turn in recent)
     return messages
 
 
-def fixed_tokens(*, conversation: Conversation, recalled: Sequence) -> int:
+def fixed_tokens(*, conversation: Conversation, note: str) -> int:
     total = estimate_tokens(SYSTEM_PROMPT)
     if conversation.summary:
         total += estimate_tokens(SUMMARY_HEADER + conversation.summary)
-    if recalled:
-        total += estimate_tokens(memory_note(recalled))
+    if note:
+        total += estimate_tokens(note)
     return total

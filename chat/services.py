@@ -104,6 +104,7 @@ def _fold_overflow(conversation: Conversation, overflow: list[Turn]) -> Conversa
 
 def build_request(*, conversation: Conversation, user_turn: Turn, recalled: list[Recalled]) -> list[dict[str, str]]:
     """The messages for the model: summary, memories, and the recent turns up to this one."""
+    note = prompting.memory_note(recalled) if recalled else ""
     history = list(
         Turn.objects.filter(
             conversation=conversation,
@@ -114,13 +115,13 @@ def build_request(*, conversation: Conversation, user_turn: Turn, recalled: list
     )
     window = prompting.fit_window(
         turns=history,
-        fixed_tokens=prompting.fixed_tokens(conversation=conversation, recalled=recalled),
+        fixed_tokens=prompting.fixed_tokens(conversation=conversation, note=note),
         budget=settings.CHAT_CONTEXT_TOKENS,
         max_turns=settings.CHAT_MAX_RECENT_TURNS,
     )
     if window.overflow:
         conversation = _fold_overflow(conversation, window.overflow)
-    return prompting.build_messages(conversation=conversation, recalled=recalled, recent=window.recent)
+    return prompting.build_messages(conversation=conversation, note=note, recent=window.recent)
 
 
 def chat_reply(*, user: AbstractBaseUser, user_turn: Turn) -> ReplyOutcome:
