@@ -9,31 +9,18 @@ deleted from the admin.
 from __future__ import annotations
 
 from django.contrib import admin
-from django.db.models import Count, Model, QuerySet
+from django.db.models import Count, QuerySet
 from django.http import HttpRequest
 from django.utils.text import Truncator
 
 from chat.models import Conversation, Turn
-from memoryapp.admin import SNIPPET_CHARS, ReadOnlyInline, admin_link, turn_label
+from core.admin import ReadOnlyAdmin, ReadOnlyInline, admin_link, snippet, turn_label
 from memoryapp.models import MemoryEvidence, MemoryRecall
-
-
-class ReadOnlyAdmin(admin.ModelAdmin):
-    """View permission only: the page is a record of what happened."""
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
-        return False
 
 
 def _memory_label(memory) -> str:
     state = "" if memory.deleted_at is None else " [deleted]"
-    return f"{Truncator(memory.text).chars(SNIPPET_CHARS)}{state}"
+    return f"{snippet(memory.text)}{state}"
 
 
 class TurnInline(ReadOnlyInline):
@@ -154,7 +141,7 @@ class WrittenMemoryInline(ReadOnlyInline):
 
 @admin.register(Turn)
 class TurnAdmin(ReadOnlyAdmin):
-    list_display = ["__str__", "conversation_link", "seq", "role", "user", "snippet", "memory_state", "created_at"]
+    list_display = ["__str__", "conversation_link", "seq", "role", "user", "short_text", "memory_state", "created_at"]
     list_display_links = ["__str__"]
     list_filter = ["role", "memory_state", "model_name", "created_at"]
     list_select_related = ["conversation", "user"]
@@ -188,8 +175,8 @@ class TurnAdmin(ReadOnlyAdmin):
         return admin_link(obj.conversation, obj.conversation.public_id)
 
     @admin.display(description="content")
-    def snippet(self, obj: Turn) -> str:
-        return Truncator(obj.content).chars(SNIPPET_CHARS)
+    def short_text(self, obj: Turn) -> str:
+        return snippet(obj.content)
 
     @admin.display(description="answers (the user turn, the probe for recall)")
     def answers(self, obj: Turn) -> str:

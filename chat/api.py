@@ -14,11 +14,11 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from chat.forms import TurnForm
-from chat.ratelimit import ChatThrottle, LoginThrottle
 from chat.selectors import conversation_get, conversation_list, conversation_turns, turn_views, user_turn_get
 from chat.serializers import ConversationSerializer, TurnSerializer
 from chat.services import ReplyOutcome, chat_reply, chat_user_turn, conversation_create, conversation_delete
-from memoryapp.serializers import NO_SUCH_PAGE, TOO_MANY, DetailSerializer, FormCheckedTextField, StrictCharField
+from core.api import NO_SUCH_PAGE, TOO_MANY, DetailSerializer, FormCheckedTextField, StrictCharField
+from core.ratelimit import ChatThrottle, LoginThrottle
 
 NOT_FOUND = OpenApiResponse(DetailSerializer, description="No such conversation among the caller's own.")
 

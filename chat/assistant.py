@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from django.conf import settings
 
-from memoryapp.llm import ModelUnavailable, endpoint_errors, openai_client
+from core.llm import ModelUnavailable, endpoint_errors, explain, openai_client
 
 logger = logging.getLogger(__name__)
 
@@ -26,7 +26,6 @@ def model_name() -> str:
 
 
 def _complete(messages: list[dict[str, str]], *, temperature: float) -> str:
-
     client = openai_client()
     try:
         response = client.chat.completions.create(
@@ -34,7 +33,7 @@ def _complete(messages: list[dict[str, str]], *, temperature: float) -> str:
         )
     except endpoint_errors() as exc:
         logger.warning("chat model failed: %s", exc.__class__.__name__)
-        raise ModelUnavailable(_explain(exc)) from exc
+        raise ModelUnavailable(explain(exc)) from exc
     try:
         content = response.choices[0].message.content
     except (AttributeError, IndexError, TypeError):
@@ -42,20 +41,6 @@ def _complete(messages: list[dict[str, str]], *, temperature: float) -> str:
     if not isinstance(content, str) or not content.strip():
         raise ModelUnavailable("The language model returned an empty or unreadable answer.")
     return content.strip()
-
-
-def _explain(exc: Exception) -> str:
-    import openai
-
-    if isinstance(exc, openai.APITimeoutError):
-        return "The language model did not answer in time."
-    if isinstance(exc, openai.APIConnectionError):
-        return "The language model could not be reached."
-    if isinstance(exc, openai.RateLimitError):
-        return "The language model is rate-limiting requests."
-    if isinstance(exc, openai.APIStatusError):
-        return f"The language model answered with an error ({exc.status_code})."
-    return "The language model returned an unreadable answer."
 
 
 def generate_reply(messages: list[dict[str, str]], recalled: Sequence) -> str:

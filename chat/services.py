@@ -14,7 +14,7 @@ from django.db.models import Max
 from chat import assistant, prompting
 from chat.models import Conversation, Turn
 from chat.tasks import remember_turn
-from memoryapp.llm import ModelUnavailable
+from core.llm import ModelUnavailable
 from memoryapp.models import Memory, MemoryEvidence, MemoryRecall
 from memoryapp.selectors import Recalled, recall
 from memoryapp.services import memory_soft_delete, recall_log

@@ -8,7 +8,7 @@ from django.contrib.auth import get_user_model
 from django.tasks import task
 
 from chat.models import Turn
-from memoryapp.llm import ModelUnavailable
+from core.llm import ModelUnavailable
 from memoryapp.services import remember
 
 logger = logging.getLogger(__name__)

@@ -12,7 +12,6 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django_htmx.http import reswap, retarget
 
 from chat.forms import DeleteAccountForm, TurnForm
-from chat.ratelimit import by_ip, by_user, rate_limited
 from chat.selectors import conversation_get, conversation_list, conversation_turns, turn_views, user_turn_get
 from chat.services import (
     account_erase,
@@ -23,6 +22,7 @@ from chat.services import (
     memory_write_enqueue,
     turn_memory_state,
 )
+from core.ratelimit import by_ip, by_user, rate_limited
 from memoryapp.selectors import memory_list
 
 DETAIL = "chat/conversation_detail.html"

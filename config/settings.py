@@ -56,6 +56,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_htmx",
+    "core",
     "memoryapp",
     "chat",
 ]
@@ -228,7 +229,7 @@ CHAT_MAX_RECENT_TURNS = env_int("CHAT_MAX_RECENT_TURNS", 20)
 CHAT_SUMMARY_MAX_CHARS = 2000
 CHAT_MAX_TURN_CHARS = 8000
 
-# Requests per window, counted in PostgreSQL (chat/ratelimit.py): (limit, seconds, what).
+# Requests per window, counted in PostgreSQL (core/ratelimit.py): (limit, seconds, what).
 RATE_LIMITS = {
     "login": (env_int("RATE_LIMIT_LOGIN", 10), 60, "sign-in attempts"),
     "signup": (env_int("RATE_LIMIT_SIGNUP", 5), 600, "sign-ups from this address"),

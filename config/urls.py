@@ -5,7 +5,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 
 from chat import views as chat_views
 from chat.api import TokenObtainApi
-from chat.ratelimit import by_ip, by_username, rate_limited
+from core.ratelimit import by_ip, by_username, rate_limited
 
 urlpatterns = [
     path("admin/", admin.site.urls),

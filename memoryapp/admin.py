@@ -12,47 +12,15 @@ from __future__ import annotations
 
 from django.contrib import admin, messages
 from django.db import transaction
-from django.db.models import Count, Model, QuerySet
+from django.db.models import Count, QuerySet
 from django.http import Http404, HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.text import Truncator
 
+from core.admin import ReadOnlyAdmin, ReadOnlyInline, admin_link, snippet, turn_label
 from memoryapp.models import Memory, MemoryEvent, MemoryEvidence, MemoryRecall
 from memoryapp.services import MemoryConflict, memory_restore, memory_soft_delete
-
-SNIPPET_CHARS = 120
-
-
-def admin_link(obj: Model | None, label: str | None = None) -> str:
-    """A link to the object's admin change page, or a dash when provenance was lost."""
-    if obj is None:
-        return "-"
-    url = reverse(f"admin:{obj._meta.app_label}_{obj._meta.model_name}_change", args=[obj.pk])
-    return format_html('<a href="{}">{}</a>', url, label if label is not None else str(obj))
-
-
-def turn_label(turn) -> str:
-    """`c-1a2b3c4d #3 user: first words…`; needs the turn's conversation loaded."""
-    snippet = Truncator(" ".join(turn.content.split())).chars(SNIPPET_CHARS)
-    return f"{turn.conversation.public_id} #{turn.seq} {turn.role}: {snippet}"
-
-
-class ReadOnlyInline(admin.TabularInline):
-    """An inline that shows history: nothing is added, changed or deleted through it."""
-
-    extra = 0
-    can_delete = False
-    show_change_link = False
-
-    def has_add_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
-        return False
 
 
 class LiveFilter(admin.SimpleListFilter):
@@ -146,7 +114,7 @@ class EventInline(ReadOnlyInline):
 
 @admin.register(Memory)
 class MemoryAdmin(admin.ModelAdmin):
-    list_display = ["snippet", "user", "is_live", "embedding_model", "times_seen", "created_at", "last_seen"]
+    list_display = ["short_text", "user", "is_live", "embedding_model", "times_seen", "created_at", "last_seen"]
     # The user filter lists users, not a DISTINCT over every memory: it scales with accounts, not rows.
     list_filter = [LiveFilter, "user", "embedding_model", "created_at"]
     list_select_related = ["user"]
@@ -198,8 +166,8 @@ class MemoryAdmin(admin.ModelAdmin):
         return False
 
     @admin.display(description="text", ordering="text")
-    def snippet(self, obj: Memory) -> str:
-        return Truncator(obj.text).chars(SNIPPET_CHARS)
+    def short_text(self, obj: Memory) -> str:
+        return snippet(obj.text)
 
     @admin.display(description="live", boolean=True, ordering="deleted_at")
     def is_live(self, obj: Memory) -> bool:
@@ -273,7 +241,7 @@ class MemoryAdmin(admin.ModelAdmin):
 
 
 @admin.register(MemoryRecall)
-class MemoryRecallAdmin(admin.ModelAdmin):
+class MemoryRecallAdmin(ReadOnlyAdmin):
     """Every memory given to every reply: the long form of "who was shown this?"."""
 
     list_display = ["memory_link", "shown_to", "reply", "similarity", "rank", "created_at"]
@@ -288,18 +256,9 @@ class MemoryRecallAdmin(admin.ModelAdmin):
     def get_queryset(self, request: HttpRequest) -> QuerySet[MemoryRecall]:
         return super().get_queryset(request).select_related("memory").defer("memory__embedding")
 
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: MemoryRecall | None = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: MemoryRecall | None = None) -> bool:
-        return False
-
     @admin.display(description="memory")
     def memory_link(self, obj: MemoryRecall) -> str:
-        return admin_link(obj.memory, Truncator(obj.memory.text).chars(SNIPPET_CHARS))
+        return admin_link(obj.memory, snippet(obj.memory.text))
 
     @admin.display(description="shown to", ordering="user__username")
     def shown_to(self, obj: MemoryRecall) -> str:

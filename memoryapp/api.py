@@ -15,20 +15,12 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from chat.ratelimit import SearchThrottle
+from core.api import NO_SUCH_PAGE, TOO_MANY, DetailSerializer, FormCheckedTextField, StrictCharField
+from core.llm import ModelUnavailable
+from core.ratelimit import SearchThrottle
 from memoryapp.forms import MemoryTextForm
-from memoryapp.llm import ModelUnavailable
 from memoryapp.selectors import memory_export, memory_get, memory_list, memory_search, memory_trace
-from memoryapp.serializers import (
-    NO_SUCH_PAGE,
-    TOO_MANY,
-    DetailSerializer,
-    FormCheckedTextField,
-    MemorySearchHitSerializer,
-    MemorySerializer,
-    MemoryTraceSerializer,
-    StrictCharField,
-)
+from memoryapp.serializers import MemorySearchHitSerializer, MemorySerializer, MemoryTraceSerializer
 from memoryapp.services import MemoryConflict, memory_correct, memory_restore, memory_soft_delete
 
 EMBEDDER_DOWN = "The embedding model could not be reached; nothing was changed. Try again."

@@ -16,7 +16,7 @@ from typing import Protocol
 import numpy as np
 from django.conf import settings
 
-from memoryapp.llm import ModelUnavailable, endpoint_errors, openai_client
+from core.llm import ModelUnavailable, endpoint_errors, openai_client
 
 logger = logging.getLogger(__name__)
 

@@ -17,7 +17,7 @@ from typing import Any
 from django.conf import settings
 from django.utils.module_loading import import_string
 
-from memoryapp.llm import ModelUnavailable, endpoint_errors, openai_client
+from core.llm import ModelUnavailable, endpoint_errors, openai_client
 from memoryapp.rules import extract_facts_by_rules
 
 logger = logging.getLogger(__name__)

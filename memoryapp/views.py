@@ -10,9 +10,9 @@ from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from chat.ratelimit import by_user, rate_limited
+from core.llm import ModelUnavailable
+from core.ratelimit import by_user, rate_limited
 from memoryapp.forms import ForgetAllForm, MemoryTextForm
-from memoryapp.llm import ModelUnavailable
 from memoryapp.selectors import memory_export, memory_get, memory_list, memory_search, memory_trace
 from memoryapp.services import (
     MemoryConflict,

@@ -4,8 +4,8 @@ import pytest
 
 from chat.models import Turn
 from chat.services import turn_append
+from core.llm import ModelUnavailable
 from memoryapp.hashing import content_hash
-from memoryapp.llm import ModelUnavailable
 from memoryapp.models import Memory, MemoryEvidence
 from memoryapp.services import memory_soft_delete, remember
 from tests.factories import user_turn

@@ -2,9 +2,8 @@ import re
 from datetime import timedelta
 
 from django.core.management.base import BaseCommand, CommandError
-from django.utils import timezone
 
-from chat.models import RateLimitCounter
+from core.ratelimit import purge_stale
 from memoryapp.services import memory_purge_deleted
 
 _UNITS = {"d": "days", "h": "hours", "m": "minutes"}
@@ -28,8 +27,7 @@ class Command(BaseCommand):
     def handle(self, *args, older_than: str, **options) -> None:
         age = parse_age(older_than)
         removed = memory_purge_deleted(older_than=age)
-        # Rate-limit windows older than a day count nothing any more.
-        stale, _ = RateLimitCounter.objects.filter(window_start__lt=timezone.now() - timedelta(days=1)).delete()
+        stale = purge_stale()
         summary = ", ".join(f"{count} {name}" for name, count in sorted(removed.items())) or "nothing"
         self.stdout.write(
             f"Purged memories deleted more than {older_than} ago: {summary}. Stale rate-limit rows: {stale}."

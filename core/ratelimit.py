@@ -11,13 +11,14 @@ import functools
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from django.conf import settings
 from django.db import connection
 from django.http import HttpRequest, HttpResponse
+from django.utils import timezone
 
-from chat.models import RateLimitCounter
+from core.models import RateLimitCounter
 
 _HIT = f"""
     INSERT INTO {RateLimitCounter._meta.db_table} (key, window_start, count)
@@ -41,6 +42,12 @@ def hit(key: str, *, limit: int, period: int) -> Decision:
         cursor.execute(_HIT, [key[:200], datetime.fromtimestamp(start, tz=UTC)])
         (count,) = cursor.fetchone()
     return Decision(allowed=count <= limit, retry_after=max(1, int(start + period - now)))
+
+
+def purge_stale(*, older_than: timedelta = timedelta(days=1)) -> int:
+    """Delete windows that ended long ago (they count nothing any more); returns how many."""
+    deleted, _ = RateLimitCounter.objects.filter(window_start__lt=timezone.now() - older_than).delete()
+    return deleted
 
 
 def client_ip(request: HttpRequest) -> str:

@@ -1,4 +1,5 @@
-"""The language-model boundary: one OpenAI client, with a short timeout and bounded retries."""
+"""The language-model boundary: one OpenAI client with a short timeout and bounded retries,
+and what its failures mean to a user."""
 
 from __future__ import annotations
 
@@ -23,6 +24,21 @@ def endpoint_errors() -> tuple[type[BaseException], ...]:
     import openai
 
     return (openai.OpenAIError, ValueError, KeyError, TypeError)
+
+
+def explain(exc: BaseException) -> str:
+    """One sentence for the user about a failed call to the language model."""
+    import openai
+
+    if isinstance(exc, openai.APITimeoutError):
+        return "The language model did not answer in time."
+    if isinstance(exc, openai.APIConnectionError):
+        return "The language model could not be reached."
+    if isinstance(exc, openai.RateLimitError):
+        return "The language model is rate-limiting requests."
+    if isinstance(exc, openai.APIStatusError):
+        return f"The language model answered with an error ({exc.status_code})."
+    return "The language model returned an unreadable answer."
 
 
 def openai_client(*, timeout: float | None = None) -> openai.OpenAI:
