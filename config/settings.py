@@ -14,7 +14,7 @@ import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.csp import CSP
 
-from config.env import env_bool, env_float, env_int, env_str
+from config.env import env_bool, env_choice, env_float, env_int, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = Path(env_str("MEMORY_DATA_DIR", str(BASE_DIR / ".data")))
@@ -37,7 +37,7 @@ if not DEBUG:
     SECURE_SSL_REDIRECT = env_bool("DJANGO_SECURE_SSL_REDIRECT", True)
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
-    SECURE_HSTS_SECONDS = env_int("DJANGO_HSTS_SECONDS", 31_536_000)
+    SECURE_HSTS_SECONDS = env_int("DJANGO_HSTS_SECONDS", 31_536_000, minimum=0)
     SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("DJANGO_HSTS_INCLUDE_SUBDOMAINS", True)
     SECURE_HSTS_PRELOAD = env_bool("DJANGO_HSTS_PRELOAD", True)
     if env_bool("DJANGO_BEHIND_TLS_PROXY", False):
@@ -173,11 +173,17 @@ LOGOUT_REDIRECT_URL = "login"
 
 TASKS = {"default": {"BACKEND": env_str("MEMORY_TASK_BACKEND", "django.tasks.backends.immediate.ImmediateBackend")}}
 
+LOG_LEVEL = env_choice("MEMORY_LOG_LEVEL", "INFO", ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"))
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "loggers": {"memoryapp": {"handlers": ["console"], "level": env_str("MEMORY_LOG_LEVEL", "INFO")}},
+    "loggers": {
+        "memoryapp": {
+            "handlers": ["console"],
+            "level": LOG_LEVEL,
+        }
+    },
 }
 
 # --- Models behind the memory --------------------------------------------------------------
@@ -192,8 +198,8 @@ LLM_EXTRACT_MODEL = env_str("MEMORY_EXTRACT_MODEL", LLM_CHAT_MODEL)
 # A chat turn must not hang for minutes: the client's defaults are 600 s and 2 retries. With
 # 10 s and one retry a failing endpoint answers a turn within about 21 s (about 42 s when the
 # head summary is due in the same turn), after which the page offers Retry.
-LLM_TIMEOUT_SECONDS = env_float("MEMORY_LLM_TIMEOUT", 10.0)
-LLM_MAX_RETRIES = env_int("MEMORY_LLM_MAX_RETRIES", 1)
+LLM_TIMEOUT_SECONDS = env_float("MEMORY_LLM_TIMEOUT", 10.0, minimum=0.1)
+LLM_MAX_RETRIES = env_int("MEMORY_LLM_MAX_RETRIES", 1, minimum=0, maximum=10)
 
 # A dotted path to a callable `(text) -> list[str]` used instead of the model or the rules, for
 # a custom extractor (the write benchmark plugs in a fixed one). Empty: model if configured, else rules.
@@ -202,7 +208,7 @@ MEMORY_EXTRACTOR = env_str("MEMORY_EXTRACTOR", "")
 # "local" is all-MiniLM-L6-v2 on onnxruntime, shipped in a wheel; any other value is an
 # embedding model name on the endpoint above.
 EMBEDDING_MODEL = env_str("MEMORY_EMBEDDING_MODEL", "local")
-EMBEDDING_TIMEOUT_SECONDS = env_float("MEMORY_EMBEDDING_TIMEOUT", 10.0)
+EMBEDDING_TIMEOUT_SECONDS = env_float("MEMORY_EMBEDDING_TIMEOUT", 10.0, minimum=0.1)
 
 # Thresholds belong to the embedding model that produced the similarities. Values for the
 # local model are calibrated on the labelled suite (`manage.py evaluate_memory --calibrate`,
@@ -213,26 +219,27 @@ MEMORY_THRESHOLDS = {
     "all-MiniLM-L6-v2": {"write_gate": 0.49, "recall_floor": 0.26, "paraphrase": 0.92},
     "default": {"write_gate": 0.62, "recall_floor": 0.78, "paraphrase": 0.95},
 }
-MEMORY_WRITE_GATE = env_str("MEMORY_WRITE_GATE")
-MEMORY_RECALL_FLOOR = env_str("MEMORY_RECALL_FLOOR")
-MEMORY_RECALL_K = env_int("MEMORY_RECALL_K", 5)
+# Cosine similarities, so within [-1, 1]; None means "the embedding model's own value".
+MEMORY_WRITE_GATE = env_float("MEMORY_WRITE_GATE", None, minimum=-1.0, maximum=1.0)
+MEMORY_RECALL_FLOOR = env_float("MEMORY_RECALL_FLOOR", None, minimum=-1.0, maximum=1.0)
+MEMORY_RECALL_K = env_int("MEMORY_RECALL_K", 5, minimum=1, maximum=50)
 MEMORY_MAX_FACTS_PER_TURN = 2
 MEMORY_MAX_FACT_CHARS = 300
 # How long a user can undo a memory delete from the memory page (staff can restore any time).
-MEMORY_UNDO_SECONDS = env_int("MEMORY_UNDO_SECONDS", 300)
+MEMORY_UNDO_SECONDS = env_int("MEMORY_UNDO_SECONDS", 300, minimum=0)
 
 # --- Chat -----------------------------------------------------------------------------------
 # The request's context window: system prompt, head summary, recalled memories, then as many
 # recent turns as fit. Older turns are folded into the head summary; the log keeps them all.
-CHAT_CONTEXT_TOKENS = env_int("CHAT_CONTEXT_TOKENS", 3000)
-CHAT_MAX_RECENT_TURNS = env_int("CHAT_MAX_RECENT_TURNS", 20)
+CHAT_CONTEXT_TOKENS = env_int("CHAT_CONTEXT_TOKENS", 3000, minimum=100)
+CHAT_MAX_RECENT_TURNS = env_int("CHAT_MAX_RECENT_TURNS", 20, minimum=1)
 CHAT_SUMMARY_MAX_CHARS = 2000
 CHAT_MAX_TURN_CHARS = 8000
 
 # Requests per window, counted in PostgreSQL (core/ratelimit.py): (limit, seconds, what).
 RATE_LIMITS = {
-    "login": (env_int("RATE_LIMIT_LOGIN", 10), 60, "sign-in attempts"),
-    "signup": (env_int("RATE_LIMIT_SIGNUP", 5), 600, "sign-ups from this address"),
-    "chat": (env_int("RATE_LIMIT_CHAT", 30), 60, "messages"),
-    "search": (env_int("RATE_LIMIT_SEARCH", 60), 60, "searches"),
+    "login": (env_int("RATE_LIMIT_LOGIN", 10, minimum=1), 60, "sign-in attempts"),
+    "signup": (env_int("RATE_LIMIT_SIGNUP", 5, minimum=1), 600, "sign-ups from this address"),
+    "chat": (env_int("RATE_LIMIT_CHAT", 30, minimum=1), 60, "messages"),
+    "search": (env_int("RATE_LIMIT_SEARCH", 60, minimum=1), 60, "searches"),
 }

@@ -5,9 +5,11 @@ from __future__ import annotations
 from django.conf import settings
 
 
-def _for_model(model: str, key: str, override: str | None) -> float:
+def _for_model(model: str, key: str, override: float | None = None) -> float:
+    """The model's calibrated value, an unknown model the conservative default; the
+    environment (parsed at start-up) overrides either."""
     if override is not None:
-        return float(override)
+        return override
     table = settings.MEMORY_THRESHOLDS
     return float(table.get(model, table["default"])[key])
 
@@ -29,5 +31,4 @@ def paraphrase(model: str) -> float:
     Milan" 0.95), different values of one kind of fact lower ("two kids" / "three kids" 0.90,
     "vegetarian" / "vegan" 0.87, "Lisbon" / "Porto" 0.81).
     """
-    table = settings.MEMORY_THRESHOLDS
-    return float(table.get(model, table["default"]).get("paraphrase", 0.95))
+    return _for_model(model, "paraphrase")
