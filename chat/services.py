@@ -15,9 +15,8 @@ from chat import assistant, prompting
 from chat.models import Conversation, Turn
 from chat.tasks import remember_turn
 from core.llm import ModelUnavailable
-from memoryapp.models import Memory, MemoryEvidence, MemoryRecall
 from memoryapp.selectors import Recalled, recall
-from memoryapp.services import memory_soft_delete, recall_log
+from memoryapp.services import memory_detach_conversation, recall_log
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser
@@ -197,19 +196,12 @@ def conversation_delete(*, user: AbstractBaseUser, conversation: Conversation, f
     user's to keep or delete), without a source turn to point to, unless `forget_memories`
     soft-deletes them too. Returns how many memories were forgotten.
 
-    Each statement names the owner: rows that point into the conversation are detached or
-    removed explicitly rather than left to a cascade that would select them by id alone.
+    Each statement names the owner: the memory tier lets go of the conversation first
+    (memoryapp.services.memory_detach_conversation), then its turns and the conversation go
+    by explicit deletes rather than a cascade that would select rows by id alone.
     """
     locked = Conversation.objects.select_for_update().get(pk=conversation.pk, user=user)
-    forgotten = 0
-    if forget_memories:
-        learned = Memory.objects.filter(user=user, source_conversation=locked, deleted_at__isnull=True)
-        for memory_id in learned.values_list("id", flat=True):
-            memory_soft_delete(user=user, memory_id=memory_id)
-            forgotten += 1
-    MemoryRecall.objects.filter(user=user, conversation=locked).delete()
-    MemoryEvidence.objects.filter(user=user, conversation=locked).update(conversation=None, turn=None)
-    Memory.objects.filter(user=user, source_conversation=locked).update(source_conversation=None, source_turn=None)
+    forgotten = memory_detach_conversation(user=user, conversation_id=locked.pk, forget_learned=forget_memories)
     with connection.cursor() as cursor:
         cursor.execute(
             f"DELETE FROM {Turn._meta.db_table} WHERE conversation_id = %s AND user_id = %s", [locked.pk, user.pk]

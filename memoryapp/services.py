@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from django.conf import settings
 from django.db import connection, transaction
+from django.db.models import QuerySet
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
@@ -344,18 +345,39 @@ def memory_correct(
     return memory
 
 
+def _soft_delete_live(*, user: AbstractBaseUser, live: QuerySet[Memory], actor: AbstractBaseUser) -> int:
+    """Soft-delete the user's live memories in `live` in three statements however many there
+    are (lock, mark, one history row each); runs inside the caller's transaction."""
+    now = timezone.now()
+    ids = list(live.filter(user=user, deleted_at__isnull=True).select_for_update().values_list("id", flat=True))
+    Memory.objects.filter(user=user, pk__in=ids).update(deleted_at=now, updated_at=now)
+    MemoryEvent.objects.bulk_create(
+        MemoryEvent(memory_id=pk, user=user, actor=actor, action=MemoryEvent.Action.DELETED) for pk in ids
+    )
+    return len(ids)
+
+
 @transaction.atomic
 def memory_forget_all(*, user: AbstractBaseUser) -> int:
     """Soft-delete every live memory of the user; returns how many."""
-    now = timezone.now()
-    ids = list(
-        Memory.objects.select_for_update().filter(user=user, deleted_at__isnull=True).values_list("id", flat=True)
-    )
-    Memory.objects.filter(user=user, pk__in=ids).update(deleted_at=now, updated_at=now)
-    MemoryEvent.objects.bulk_create(
-        MemoryEvent(memory_id=pk, user=user, actor=user, action=MemoryEvent.Action.DELETED) for pk in ids
-    )
-    return len(ids)
+    return _soft_delete_live(user=user, live=Memory.objects.filter(user=user), actor=user)
+
+
+@transaction.atomic
+def memory_detach_conversation(*, user: AbstractBaseUser, conversation_id: int, forget_learned: bool = False) -> int:
+    """Let go of a conversation that is about to be deleted; returns how many memories were forgotten.
+
+    Memories first learned in it stay (they are the user's to keep or delete) but no longer
+    point at its turns, and neither do their restatements; the record of which memories its
+    replies were given goes with the replies. With `forget_learned`, the memories first
+    learned in it are soft-deleted first, in bulk. Every statement names the owner.
+    """
+    learned = Memory.objects.filter(user=user, source_conversation_id=conversation_id)
+    forgotten = _soft_delete_live(user=user, live=learned, actor=user) if forget_learned else 0
+    MemoryRecall.objects.filter(user=user, conversation_id=conversation_id).delete()
+    MemoryEvidence.objects.filter(user=user, conversation_id=conversation_id).update(conversation=None, turn=None)
+    learned.update(source_conversation=None, source_turn=None)
+    return forgotten
 
 
 def recall_log(*, user: AbstractBaseUser, probe_turn: Turn, reply_turn: Turn, recalled: list) -> None:

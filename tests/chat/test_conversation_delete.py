@@ -65,3 +65,23 @@ def test_the_api_deletes_a_conversation_and_can_forget_its_memories(alice, bob):
     assert as_alice.delete(url + "?forget_memories=true").status_code == 204
     assert as_alice.get(url).status_code == 404
     assert not Memory.objects.filter(user=alice, deleted_at__isnull=True).exists()
+
+
+def test_forgetting_what_was_learned_takes_the_same_statements_for_one_memory_or_many(alice):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from chat.services import conversation_delete
+
+    def delete_counting_statements(conversation) -> tuple[int, int]:
+        with CaptureQueriesContext(connection) as captured:
+            forgotten = conversation_delete(user=alice, conversation=conversation, forget_memories=True)
+        return forgotten, len(captured.captured_queries)
+
+    one = chat(alice, "I live in Lisbon.")
+    many = chat(alice, "I'm vegetarian.", "I have a dog called Rex.", "I work as a nurse.", "I speak Portuguese.")
+    forgotten_many, statements_many = delete_counting_statements(many)
+    forgotten_one, statements_one = delete_counting_statements(one)
+    assert (forgotten_many, forgotten_one) == (4, 1)
+    assert statements_many == statements_one
+    assert not Memory.objects.filter(user=alice, deleted_at__isnull=True).exists()
