@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.utils import timezone
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_serializer
 from rest_framework import generics, serializers, status
 from rest_framework.request import Request
@@ -20,7 +19,12 @@ from core.llm import ModelUnavailable
 from core.ratelimit import SearchThrottle
 from memoryapp.forms import MemoryTextForm
 from memoryapp.selectors import memory_export, memory_get, memory_list, memory_search, memory_trace
-from memoryapp.serializers import MemorySearchHitSerializer, MemorySerializer, MemoryTraceSerializer
+from memoryapp.serializers import (
+    MemoryExportSerializer,
+    MemorySearchHitSerializer,
+    MemorySerializer,
+    MemoryTraceSerializer,
+)
 from memoryapp.services import MemoryConflict, memory_correct, memory_restore, memory_soft_delete
 
 EMBEDDER_DOWN = "The embedding model could not be reached; nothing was changed. Try again."
@@ -154,7 +158,7 @@ class MemoryExportApi(APIView):
 
     @extend_schema(
         operation_id="memories_export",
-        responses={200: OpenApiResponse(OpenApiTypes.OBJECT, description="The export document (no vectors).")},
+        responses={200: MemoryExportSerializer},
     )
     def get(self, request: Request) -> Response:
         data = memory_export(user=request.user)

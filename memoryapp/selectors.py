@@ -7,12 +7,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from django.conf import settings
+from django.db.models import Prefetch
 from django.shortcuts import get_object_or_404
 from pgvector import Vector
 
 from chat.models import Conversation, Turn
 from memoryapp.embeddings import get_embedder
 from memoryapp.models import Memory, MemoryEvent, MemoryEvidence, MemoryRecall
+from memoryapp.serializers import MemoryExportSerializer
 from memoryapp.thresholds import recall_floor
 
 if TYPE_CHECKING:
@@ -121,61 +123,6 @@ def memory_search(*, user: AbstractBaseUser, probe: str, k: int = SEARCH_K) -> l
     return recall(user, probe, k=k)
 
 
-def memory_export(*, user: AbstractBaseUser) -> dict:
-    """Everything remembered about the user, with provenance, as plain data (no vectors)."""
-    memories = list(memory_list(user=user, include_deleted=True).order_by("created_at", "id"))
-    evidence: dict[int, list] = {}
-    for row in MemoryEvidence.objects.filter(user=user).select_related("conversation", "turn").order_by("id"):
-        evidence.setdefault(row.memory_id, []).append(
-            {
-                "conversation": row.conversation.public_id if row.conversation else None,
-                "turn": row.turn.seq if row.turn else None,
-                "turn_text": row.turn.content if row.turn else None,
-                "first_statement": row.created,
-                "similarity_to_turn": round(row.gate_similarity, 4),
-                "at": row.created_at.isoformat(),
-            }
-        )
-    recalls: dict[int, list] = {}
-    for row in MemoryRecall.objects.filter(user=user).select_related("conversation", "reply_turn").order_by("id"):
-        recalls.setdefault(row.memory_id, []).append(
-            {
-                "conversation": row.conversation.public_id,
-                "reply_turn": row.reply_turn.seq,
-                "similarity": round(row.similarity, 4),
-                "rank": row.rank,
-                "at": row.created_at.isoformat(),
-            }
-        )
-    events: dict[int, list] = {}
-    for row in MemoryEvent.objects.filter(user=user).order_by("id"):
-        events.setdefault(row.memory_id, []).append(
-            {"action": row.action, "old_text": row.old_text, "new_text": row.new_text, "at": row.created_at.isoformat()}
-        )
-    return {
-        "user": user.get_username(),
-        "memories": [
-            {
-                "id": m.pk,
-                "text": m.text,
-                "created_at": m.created_at.isoformat(),
-                "last_seen": m.last_seen.isoformat(),
-                "times_seen": m.times_seen,
-                "deleted_at": m.deleted_at.isoformat() if m.deleted_at else None,
-                "embedding_model": m.embedding_model,
-                "source": {
-                    "conversation": m.source_conversation.public_id if m.source_conversation else None,
-                    "turn": m.source_turn.seq if m.source_turn else None,
-                },
-                "evidence": evidence.get(m.pk, []),
-                "recalled_in": recalls.get(m.pk, []),
-                "history": events.get(m.pk, []),
-            }
-            for m in memories
-        ],
-    }
-
-
 def evidence_for_turns(*, user: AbstractBaseUser, turn_ids: Sequence[int]):
     """What each of these user turns wrote to memory (created or refreshed), by turn."""
     rows = (
@@ -215,28 +162,59 @@ def recalls_for_replies(*, user: AbstractBaseUser, reply_ids: Sequence[int]):
 
 @dataclass(frozen=True)
 class MemoryTrace:
+    """A memory with its provenance: the one document the trace page, the API and the export show."""
+
     memory: Memory
     evidence: list  # every statement, first one first
     recalls: list  # every reply it was put into, newest first
     events: list  # corrections, deletes and restores, oldest first
 
 
+def _traced(user: AbstractBaseUser):
+    """The user's memories (live or deleted) with everything a trace shows, in four queries
+    however many memories: each prefetch names the owner too."""
+    return (
+        Memory.objects.filter(user=user)
+        .defer("embedding")
+        .select_related("source_conversation", "source_turn")
+        .prefetch_related(
+            Prefetch(
+                "evidence",
+                MemoryEvidence.objects.filter(user=user)
+                .select_related("conversation", "turn")
+                .order_by("created_at", "id"),
+            ),
+            Prefetch(
+                "recalls",
+                MemoryRecall.objects.filter(user=user)
+                .select_related("conversation", "reply_turn", "probe_turn")
+                .order_by("-created_at", "-id"),
+            ),
+            Prefetch("events", MemoryEvent.objects.filter(user=user).order_by("created_at", "id")),
+        )
+    )
+
+
+def _trace(memory: Memory) -> MemoryTrace:
+    return MemoryTrace(
+        memory=memory,
+        evidence=list(memory.evidence.all()),
+        recalls=list(memory.recalls.all()),
+        events=list(memory.events.all()),
+    )
+
+
 def memory_trace(*, user: AbstractBaseUser, memory_id: int) -> MemoryTrace:
-    """A memory of this user (live or deleted) with its evidence and recalls, or 404."""
-    memory = get_object_or_404(
-        Memory.objects.defer("embedding").select_related("source_conversation", "source_turn"),
-        pk=memory_id,
-        user=user,
-    )
-    evidence = list(
-        MemoryEvidence.objects.filter(memory=memory, user=user)
-        .select_related("conversation", "turn")
-        .order_by("created_at", "id")
-    )
-    recalls = list(
-        MemoryRecall.objects.filter(memory=memory, user=user)
-        .select_related("conversation", "reply_turn", "probe_turn")
-        .order_by("-created_at", "-id")
-    )
-    events = list(MemoryEvent.objects.filter(memory=memory, user=user).order_by("created_at", "id"))
-    return MemoryTrace(memory=memory, evidence=evidence, recalls=recalls, events=events)
+    """A memory of this user (live or deleted) with its evidence, recalls and history, or 404."""
+    return _trace(get_object_or_404(_traced(user), pk=memory_id))
+
+
+def memory_traces(*, user: AbstractBaseUser) -> list[MemoryTrace]:
+    """Every memory of the user, deleted ones included, oldest first, each with its trace."""
+    return [_trace(memory) for memory in _traced(user).order_by("created_at", "id")]
+
+
+def memory_export(*, user: AbstractBaseUser) -> dict:
+    """Everything remembered about the user as plain data (no vectors): every memory's trace
+    document, exactly as the API serves one."""
+    return MemoryExportSerializer({"user": user.get_username(), "memories": memory_traces(user=user)}).data

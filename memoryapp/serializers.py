@@ -77,3 +77,10 @@ class MemorySearchHitSerializer(serializers.Serializer):
     times_seen = serializers.IntegerField(source="memory.times_seen")
     similarity = serializers.FloatField(help_text="Cosine similarity to the probe.")
     rank = serializers.IntegerField(help_text="1 is the nearest.")
+
+
+class MemoryExportSerializer(serializers.Serializer):
+    """Everything remembered about a user: each memory, deleted ones included, as its trace."""
+
+    user = serializers.CharField(help_text="The username.")
+    memories = MemoryTraceSerializer(many=True, help_text="Oldest first.")

@@ -75,7 +75,7 @@ def test_collections_hold_only_the_callers_memories(bob_api, bob, lisbon):
     found = bob_api.post(SEARCH, {"probe": CITY_PROBE}, format="json").json()
     assert [hit["text"] for hit in found["results"]] == ["The user lives in Oslo."]
     exported = bob_api.get(EXPORT).json()
-    assert [m["text"] for m in exported["memories"]] == ["The user lives in Oslo."]
+    assert [m["memory"]["text"] for m in exported["memories"]] == ["The user lives in Oslo."]
 
 
 def test_list_is_newest_first_live_only_and_paginated(alice_api, alice):
@@ -264,10 +264,32 @@ def test_export_is_a_download_of_only_the_callers_rows_deleted_ones_included(ali
     assert response["Content-Disposition"].startswith('attachment; filename="memories-alice-')
     data = response.json()
     assert data["user"] == "alice"
-    assert [(m["text"], m["deleted_at"] is None) for m in data["memories"]] == [
+    assert [(m["memory"]["text"], m["memory"]["deleted_at"] is None) for m in data["memories"]] == [
         ("The user lives in Lisbon.", False),
         ("The user is vegetarian.", True),
     ]
     assert data["memories"][0]["evidence"][0]["turn_text"] == "I live in Lisbon."
     assert "Oslo" not in response.content.decode()
     assert "embedding" not in keys(data)
+
+
+def test_each_exported_memory_is_the_trace_document_the_api_serves(alice_api, alice, lisbon):
+    conversation = conversation_create(user=alice)
+    chat_reply(user=alice, user_turn=chat_user_turn(user=alice, conversation=conversation, content=CITY_PROBE))
+    exported = alice_api.get(EXPORT).json()
+    assert exported["memories"] == [alice_api.get(detail_url(lisbon)).json()]
+
+
+def test_export_takes_the_same_queries_for_one_memory_or_many(alice_api, alice, lisbon):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    def export_queries() -> int:
+        with CaptureQueriesContext(connection) as captured:
+            assert alice_api.get(EXPORT).status_code == 200
+        return len(captured.captured_queries)
+
+    one = export_queries()
+    for text in ["I'm vegetarian.", "I have a dog called Rex.", "I work as a nurse."]:
+        remember(alice, user_turn(alice, text))
+    assert export_queries() == one

@@ -160,9 +160,9 @@ def test_export_holds_only_the_callers_memories_with_provenance(alice, bob, alic
     assert response["Content-Disposition"].startswith('attachment; filename="memories-alice-')
     data = json.loads(response.content)
     assert data["user"] == "alice"
-    assert sorted(m["text"] for m in data["memories"]) == sorted(alices_memories)
-    lisbon = next(m for m in data["memories"] if m["text"] == "The user lives in Lisbon.")
-    assert lisbon["source"]["turn"] == 1 and lisbon["evidence"][0]["turn_text"] == "I live in Lisbon."
+    assert sorted(m["memory"]["text"] for m in data["memories"]) == sorted(alices_memories)
+    lisbon = next(m for m in data["memories"] if m["memory"]["text"] == "The user lives in Lisbon.")
+    assert lisbon["memory"]["source"]["turn_seq"] == 1 and lisbon["evidence"][0]["turn_text"] == "I live in Lisbon."
     assert "embedding" not in json.dumps(data).replace("embedding_model", "")
 
 
