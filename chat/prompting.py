@@ -12,7 +12,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from chat.models import Conversation, Turn
+from chat.models import Turn
 
 SYSTEM_PROMPT = (
     "You are a helpful assistant with a long-term memory of the user. "
@@ -67,21 +67,21 @@ def fit_window(*, turns: Sequence[Turn], fixed_tokens: int, budget: int, max_tur
     return Window(recent=recent, overflow=list(turns[:cut]))
 
 
-def build_messages(*, conversation: Conversation, note: str, recent: Sequence[Turn]) -> list[dict[str, str]]:
-    """`note` is the memory note (empty when nothing was recalled)."""
+def build_messages(*, summary: str, note: str, recent: Sequence[Turn]) -> list[dict[str, str]]:
+    """`summary` is the head summary and `note` the memory note; either may be empty."""
     messages = [{"role": "system", "content": SYSTEM_PROMPT}]
-    if conversation.summary:
-        messages.append({"role": "system", "content": f"{SUMMARY_HEADER}\n{conversation.summary}"})
+    if summary:
+        messages.append({"role": "system", "content": f"{SUMMARY_HEADER}\n{summary}"})
     if note:
         messages.append({"role": "system", "content": note})
     messages.extend({"role": turn.role, "content": turn.content} for turn in recent)
     return messages
 
 
-def fixed_tokens(*, conversation: Conversation, note: str) -> int:
+def fixed_tokens(*, summary: str, note: str) -> int:
     total = estimate_tokens(SYSTEM_PROMPT)
-    if conversation.summary:
-        total += estimate_tokens(SUMMARY_HEADER + conversation.summary)
+    if summary:
+        total += estimate_tokens(SUMMARY_HEADER + summary)
     if note:
         total += estimate_tokens(note)
     return total

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from django.conf import settings
@@ -41,8 +41,9 @@ def turn_append(
     model_name: str = "",
 ) -> Turn:
     """Append a turn with the next seq. Concurrent appends to one conversation serialise on
-    the conversation row, so each gets a distinct seq and none is lost. The caller's
-    `conversation` is brought up to date (its title comes from its first user turn)."""
+    the conversation row, so each gets a distinct seq and none is lost. The new turn's
+    `conversation` is the conversation as this append left it (its title comes from its
+    first user turn); the caller's object is left as it was."""
     locked = Conversation.objects.select_for_update().get(pk=conversation.pk, user=user)
     last = Turn.objects.filter(conversation=locked, user=user).aggregate(last=Max("seq"))["last"] or 0
     turn = Turn.objects.create(
@@ -60,9 +61,7 @@ def turn_append(
         changes["title"] = " ".join(content.split())[:TITLE_CHARS]
     Conversation.objects.filter(pk=locked.pk, user=user).update(**changes)
     for name, value in changes.items():
-        setattr(conversation, name, value)
-    if "title" not in changes:
-        conversation.title = locked.title
+        setattr(locked, name, value)
     return turn
 
 
@@ -88,21 +87,26 @@ def _recall_safely(user: AbstractBaseUser, probe: str) -> list[Recalled]:
         return []
 
 
-def _fold_overflow(conversation: Conversation, overflow: list[Turn]) -> Conversation:
-    """Fold unsummarised turns that no longer fit into the head summary."""
-    fresh = [turn for turn in overflow if turn.seq > conversation.summary_through_seq]
-    if not fresh:
-        return conversation
-    summary = assistant.summarise(conversation.summary, fresh)
-    Conversation.objects.filter(pk=conversation.pk, user=conversation.user_id).update(
-        summary=summary, summary_through_seq=fresh[-1].seq
-    )
-    conversation.summary, conversation.summary_through_seq = summary, fresh[-1].seq
-    return conversation
+@dataclass(frozen=True)
+class ModelRequest:
+    """What goes to the model for one reply: the head summary, the memory note and the recent
+    turns that fit the window. `unsummarised` are older turns that no longer fit and are not
+    in the summary yet; `summary_fold` folds them in."""
+
+    summary: str
+    summary_through_seq: int
+    note: str
+    recent: list[Turn]
+    unsummarised: list[Turn]
+
+    @property
+    def messages(self) -> list[dict[str, str]]:
+        return prompting.build_messages(summary=self.summary, note=self.note, recent=self.recent)
 
 
-def build_request(*, conversation: Conversation, user_turn: Turn, recalled: list[Recalled]) -> list[dict[str, str]]:
-    """The messages for the model: summary, memories, and the recent turns up to this one."""
+def build_request(*, conversation: Conversation, user_turn: Turn, recalled: list[Recalled]) -> ModelRequest:
+    """The request for the reply to `user_turn`: the conversation's summary, the memories, and
+    the recent turns up to this one that fit the window. Reads only."""
     note = prompting.memory_note(recalled) if recalled else ""
     history = list(
         Turn.objects.filter(
@@ -114,13 +118,39 @@ def build_request(*, conversation: Conversation, user_turn: Turn, recalled: list
     )
     window = prompting.fit_window(
         turns=history,
-        fixed_tokens=prompting.fixed_tokens(conversation=conversation, note=note),
+        fixed_tokens=prompting.fixed_tokens(summary=conversation.summary, note=note),
         budget=settings.CHAT_CONTEXT_TOKENS,
         max_turns=settings.CHAT_MAX_RECENT_TURNS,
     )
-    if window.overflow:
-        conversation = _fold_overflow(conversation, window.overflow)
-    return prompting.build_messages(conversation=conversation, note=note, recent=window.recent)
+    return ModelRequest(
+        summary=conversation.summary,
+        summary_through_seq=conversation.summary_through_seq,
+        note=note,
+        recent=window.recent,
+        unsummarised=[turn for turn in window.overflow if turn.seq > conversation.summary_through_seq],
+    )
+
+
+def summary_fold(request: ModelRequest) -> ModelRequest:
+    """The request with its unsummarised turns folded into the head summary (by the model when
+    there is one, else extractively). Writes nothing: the new summary is saved with the reply."""
+    if not request.unsummarised:
+        return request
+    return replace(
+        request,
+        summary=assistant.summarise(request.summary, request.unsummarised),
+        summary_through_seq=request.unsummarised[-1].seq,
+        unsummarised=[],
+    )
+
+
+def _summary_save(*, user: AbstractBaseUser, conversation: Conversation, request: ModelRequest) -> None:
+    """Keep the summary a reply was built on; a summary that reaches further, saved by a
+    concurrent reply, is never replaced by an older one."""
+    if request.summary_through_seq > conversation.summary_through_seq:
+        Conversation.objects.filter(
+            pk=conversation.pk, user=user, summary_through_seq__lt=request.summary_through_seq
+        ).update(summary=request.summary, summary_through_seq=request.summary_through_seq)
 
 
 def chat_reply(*, user: AbstractBaseUser, user_turn: Turn) -> ReplyOutcome:
@@ -128,8 +158,9 @@ def chat_reply(*, user: AbstractBaseUser, user_turn: Turn) -> ReplyOutcome:
 
     Idempotent per user turn: a turn that already has a reply gets it back, so a retried
     or doubled request never produces two answers. When the model fails, the user's turn is
-    kept, nothing partial is written, and the outcome carries a message for a retry button.
-    The durable-memory write is queued once per user turn, after its reply.
+    kept, nothing else is written (the reply, its recall log and the folded summary commit
+    together), and the outcome carries a message for a retry button. The durable-memory
+    write is queued once per user turn, after its reply.
     """
     if user_turn.user_id != user.pk or user_turn.role != Turn.Role.USER:
         raise PermissionError("chat_reply() needs a user turn of this user")
@@ -141,8 +172,8 @@ def chat_reply(*, user: AbstractBaseUser, user_turn: Turn) -> ReplyOutcome:
     recalled = _recall_safely(user, user_turn.content)
     outcome = ReplyOutcome(user_turn=user_turn, recalled=recalled)
     try:
-        messages = build_request(conversation=conversation, user_turn=user_turn, recalled=recalled)
-        text = assistant.generate_reply(messages, recalled)
+        request = summary_fold(build_request(conversation=conversation, user_turn=user_turn, recalled=recalled))
+        text = assistant.generate_reply(request.messages, recalled)
     except ModelUnavailable as exc:
         outcome.error = str(exc)
     else:
@@ -157,6 +188,7 @@ def chat_reply(*, user: AbstractBaseUser, user_turn: Turn) -> ReplyOutcome:
                     model_name=assistant.model_name(),
                 )
                 recall_log(user=user, probe_turn=user_turn, reply_turn=reply, recalled=recalled)
+                _summary_save(user=user, conversation=conversation, request=request)
         except IntegrityError:
             # A concurrent request answered this turn first; one reply per turn, theirs stands.
             return ReplyOutcome(user_turn=user_turn, reply=Turn.objects.get(user=user, reply_to=user_turn))
@@ -164,7 +196,8 @@ def chat_reply(*, user: AbstractBaseUser, user_turn: Turn) -> ReplyOutcome:
         # Only once the model has answered: while the endpoint is failing, a second call for
         # the memory write would only double the user's wait. Retrying the reply queues it.
         memory_write_enqueue(user=user, turn=user_turn)
-    user_turn.memory_state = turn_memory_state(user=user, turn=user_turn)
+    # The turn as it stands now (its memory write may have run already), not the caller's copy.
+    outcome.user_turn = Turn.objects.select_related("conversation").get(pk=user_turn.pk, user=user)
     return outcome
 
 

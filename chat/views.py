@@ -120,7 +120,8 @@ def turn_create(request: HttpRequest, public_id: str) -> HttpResponse:
     turn = chat_user_turn(user=request.user, conversation=conversation, content=form.cleaned_data["content"])
     if request.htmx:
         (view,) = turn_views(user=request.user, turns=[turn])
-        return render(request, f"{DETAIL}#turn", {"conversation": conversation, "tv": view, "pending": True})
+        # The conversation as the append left it: its first turn gives it its title.
+        return render(request, f"{DETAIL}#turn", {"conversation": turn.conversation, "tv": view, "pending": True})
     outcome = chat_reply(user=request.user, user_turn=turn)
     if outcome.error:
         messages.error(request, f"{outcome.error} Your message was saved; use Retry to ask again.")
@@ -138,7 +139,7 @@ def turn_reply(request: HttpRequest, public_id: str, seq: int) -> HttpResponse:
         if outcome.error:
             messages.error(request, f"{outcome.error} Your message was saved; use Retry to ask again.")
         return redirect(_turn_url(conversation, seq))
-    views = turn_views(user=request.user, turns=[user_turn] + ([outcome.reply] if outcome.reply else []))
+    views = turn_views(user=request.user, turns=[outcome.user_turn] + ([outcome.reply] if outcome.reply else []))
     context = {
         "conversation": conversation,
         "tv": views[0],

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from django.conf import settings
-from django.db.models import Prefetch
+from django.contrib.postgres.expressions import ArraySubquery
+from django.db.models import OuterRef, Prefetch
 from django.shortcuts import get_object_or_404
 from pgvector import Vector
 
@@ -124,24 +125,20 @@ def memory_search(*, user: AbstractBaseUser, probe: str, k: int = SEARCH_K) -> l
 
 
 def evidence_for_turns(*, user: AbstractBaseUser, turn_ids: Sequence[int]):
-    """What each of these user turns wrote to memory (created or refreshed), by turn."""
+    """What each of these user turns wrote to memory (created or refreshed), by turn; each row's
+    `replaced` lists the older facts that memory retired (see memoryapp.slots)."""
+    retired = MemoryEvent.objects.filter(
+        user=user, action=MemoryEvent.Action.SUPERSEDED, replaced_by_id=OuterRef("memory_id")
+    ).order_by("id")
     rows = (
         MemoryEvidence.objects.filter(user=user, turn_id__in=list(turn_ids))
         .select_related("memory")
         .defer("memory__embedding")
+        .annotate(replaced=ArraySubquery(retired.values("old_text")))
         .order_by("turn_id", "id")
     )
-    rows = list(rows)
-    replaced: dict[int, list[str]] = {}
-    if rows:
-        superseded = MemoryEvent.objects.filter(
-            user=user, action=MemoryEvent.Action.SUPERSEDED, replaced_by_id__in=[row.memory_id for row in rows]
-        ).order_by("id")
-        for event in superseded:
-            replaced.setdefault(event.replaced_by_id, []).append(event.old_text)
     by_turn: dict[int, list] = {}
     for row in rows:
-        row.replaced = replaced.get(row.memory_id, [])  # the older facts this one retired
         by_turn.setdefault(row.turn_id, []).append(row)
     return by_turn
 

@@ -108,7 +108,7 @@ def test_old_turns_are_folded_into_the_summary_and_the_log_keeps_them(alice, set
     last = Turn.objects.filter(conversation=conversation, role="user").order_by("-seq").first()
     from chat.services import build_request
 
-    messages = build_request(conversation=conversation, user_turn=last, recalled=[])
+    messages = build_request(conversation=conversation, user_turn=last, recalled=[]).messages
     turn_messages = [m for m in messages if m["role"] != "system"]
     assert turn_messages[-1]["content"] == last.content
     assert all("Message number 0." not in m["content"] for m in turn_messages)
@@ -124,6 +124,30 @@ def test_summary_is_written_by_the_model_when_there_is_one(alice, fake_llm, sett
     assert summary_requests
     conversation.refresh_from_db()
     assert conversation.summary == '{"facts": []}'  # what the fake model answered
+
+
+def test_a_failed_reply_leaves_the_summary_as_it_was_and_the_retry_folds_it(alice, fake_llm, settings):
+    settings.CHAT_CONTEXT_TOKENS = 120
+    conversation = conversation_create(user=alice)
+    for n in range(2):
+        say(alice, conversation, f"Message number {n}. " + "filler words " * 20)
+    conversation.refresh_from_db()
+    before = (conversation.summary, conversation.summary_through_seq)
+    assert before[1] > 0
+
+    fake_llm.reply("A newer summary.")  # the fold succeeds ...
+    fake_llm.fail(500)  # ... and the reply fails
+    outcome = say(alice, conversation, "Message number 2. " + "filler words " * 20)
+    assert outcome.reply is None
+    conversation.refresh_from_db()
+    assert (conversation.summary, conversation.summary_through_seq) == before
+
+    fake_llm.reply("A newer summary.")
+    fake_llm.reply("Fine.")
+    retried = chat_reply(user=alice, user_turn=outcome.user_turn)
+    assert retried.reply.content == "Fine."
+    conversation.refresh_from_db()
+    assert conversation.summary == "A newer summary." and conversation.summary_through_seq > before[1]
 
 
 def test_model_failure_keeps_the_turn_writes_no_reply_and_offers_a_retry(alice, fake_llm):
