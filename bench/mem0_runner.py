@@ -12,12 +12,15 @@ from typing import Any
 
 from django.conf import settings
 
-from bench.database import server_uri
 from bench.recall_bench import Probe
 from bench.synthetic import Dataset
+from core.databases import database_url
 
 MEM0_PYTHON = Path(settings.BASE_DIR) / ".venv-mem0" / "bin" / "python"
 WORK_DIR = Path(settings.DATA_DIR) / "bench"
+
+
+DATABASE_PREFIX = "mem0_bench_"
 
 
 def mem0_available() -> tuple[bool, str]:
@@ -38,11 +41,11 @@ def run_mem0(
     dataset: Dataset, probes: list[Probe], *, label: str, k: int, reload: bool = False, progress: bool = True
 ) -> dict[str, Any]:
     WORK_DIR.mkdir(parents=True, exist_ok=True)
-    database = f"mem0_bench_{dataset.name}"
+    database = f"{DATABASE_PREFIX}{dataset.name}"
     job = {
         "label": label,
-        "maintenance_uri": server_uri("postgres"),
-        "uri": server_uri(database),
+        "maintenance_uri": database_url("postgres"),
+        "uri": database_url(database),
         "database": database,
         "dataset": asdict(dataset),
         "k": k,

@@ -7,31 +7,32 @@ from __future__ import annotations
 import os
 import platform
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
 from django.db import connection
 
-from bench import database
 from bench.chat_bench import measure_chat
+from bench.mem0_runner import DATABASE_PREFIX as MEM0_PREFIX
 from bench.mem0_runner import mem0_available, run_mem0
 from bench.pages_bench import measure_pages
 from bench.recall_bench import RecallResult, measure_recall
 from bench.seed import ensure_seeded, stored_vectors_match
 from bench.synthetic import HEAVY_USER_INDEX, Dataset, probe_texts
 from bench.write_bench import measure_embedding, measure_writes
+from core.databases import list_databases, scratch_database
 
 DATASETS = {
     "100k": Dataset("100k", users=1_000, per_user=100),
     "1m": Dataset("1m", users=10_000, per_user=100, heavy=100_000),
     "smoke": Dataset("smoke", users=30, per_user=100, heavy=2_000),
 }
-WRITE_DATABASE = database.PREFIX + "write"
-PAGES_DATABASE = database.PREFIX + "pages"
-CHAT_DATABASE = database.PREFIX + "chat"
+# Every benchmark database is named with one of these prefixes, so `--drop` finds them all.
+PREFIX = "memory_bench_"
+WRITE_DATABASE = PREFIX + "write"
+PAGES_DATABASE = PREFIX + "pages"
+CHAT_DATABASE = PREFIX + "chat"
 
 
 @dataclass
@@ -107,14 +108,9 @@ def _say(progress: bool, message: str) -> None:
         print(message, flush=True)
 
 
-@contextmanager
-def _fresh_database(name: str) -> Iterator[None]:
-    database.drop_database(name)
-    try:
-        with database.using_database(name):
-            yield
-    finally:
-        database.drop_database(name)
+def bench_databases() -> list[str]:
+    """Every database the benchmark made, ours and mem0's."""
+    return list_databases(PREFIX) + list_databases(MEM0_PREFIX)
 
 
 def run(options: Options) -> Results:
@@ -124,7 +120,7 @@ def run(options: Options) -> Results:
         results = Results(machine=machine())
         for name in options.sizes:
             dataset = DATASETS[name]
-            with database.using_database(database.PREFIX + name):
+            with scratch_database(PREFIX + name, keep=True):
                 users, seeded = ensure_seeded(dataset, reseed=options.reseed, progress=options.progress)
                 _say(options.progress, f"{name}: {'seeded' if seeded else 'reused'} {dataset.rows:,} memories")
                 if options.seed_only:
@@ -164,15 +160,15 @@ def run(options: Options) -> Results:
             return results
         # Each of these writes, so each gets a fresh database of its own, dropped afterwards.
         if options.write_users:
-            with _fresh_database(WRITE_DATABASE):
+            with scratch_database(WRITE_DATABASE):
                 results.writes = measure_writes(users=options.write_users, progress=options.progress).as_dict()
         if options.page_requests:
-            with _fresh_database(PAGES_DATABASE):
+            with scratch_database(PAGES_DATABASE):
                 results.pages = measure_pages(
                     large=options.page_memories, requests=options.page_requests, progress=options.progress
                 ).as_dict()
         if options.chat_users:
-            with _fresh_database(CHAT_DATABASE):
+            with scratch_database(CHAT_DATABASE):
                 results.chat = measure_chat(
                     users=options.chat_users, turns_per_user=options.chat_turns_per_user, progress=options.progress
                 ).as_dict()

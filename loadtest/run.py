@@ -46,7 +46,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from urllib.parse import quote
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 MAX_USERS = 32
@@ -83,53 +82,6 @@ PROBES = [
     "Tell me about my pets.",
     "What is my job?",
 ]
-
-
-# --- The database ---------------------------------------------------------------------------
-
-
-def _database_url(name: str) -> str:
-    """A URL for database `name` on the server the default connection talks to."""
-    from django.db import connection
-
-    connection.ensure_connection()  # starts or joins the embedded server and fills in its socket
-    params = connection.settings_dict
-    host = quote(params["HOST"] or "", safe="")
-    port = f":{params['PORT']}" if params.get("PORT") else ""
-    user = quote(params.get("USER") or "", safe="")
-    password = quote(params.get("PASSWORD") or "", safe="")
-    return f"postgres://{user}:{password}@{host}{port}/{name}"
-
-
-def _switch(name: str) -> None:
-    from django.conf import settings
-    from django.db import connection
-
-    connection.close()
-    settings.DATABASES["default"]["NAME"] = name
-    connection.settings_dict["NAME"] = name
-
-
-@contextmanager
-def throwaway_database(name: str) -> Iterator[str]:
-    """Create and migrate `name`, use it as the default database inside the block, drop it after."""
-    from django.core.management import call_command
-    from django.db import connection
-
-    if not name.replace("_", "").isalnum():
-        raise ValueError(f"unsafe database name {name!r}")
-    url = _database_url(name)
-    previous = connection.settings_dict["NAME"]
-    with connection.cursor() as cursor:
-        cursor.execute(f'CREATE DATABASE "{name}"')
-    try:
-        _switch(name)
-        call_command("migrate", verbosity=0, interactive=False)
-        yield url
-    finally:
-        _switch(previous)
-        with connection.cursor() as cursor:
-            cursor.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 @dataclass(frozen=True)
@@ -571,9 +523,11 @@ def run(args: argparse.Namespace) -> dict:
         "cores": os.cpu_count(),
         "load_before": [round(x, 2) for x in os.getloadavg()],
     }
-    with throwaway_database(name) as url:
+    from core.databases import scratch_database
+
+    with scratch_database(name) as database:
         users = create_users(args.users)
-        with gunicorn(url, args.workers) as server:
+        with gunicorn(database.url, args.workers) as server:
             report["gunicorn_pid"] = server.process.pid
             warm_up(server.port, users, args.workers)
             record, elapsed = drive(server.port, users, args.seconds, args.clients_per_user)

@@ -1,4 +1,8 @@
-"""`python manage.py bench_memory`: the memory benchmark (logic in the top-level `bench` package)."""
+"""`python manage.py bench_memory`: the memory benchmark (logic in the top-level `bench` package).
+
+A thin entry point; it sits in chat, the top of the apps' dependency chain, because the
+benchmark drives whole chat turns.
+"""
 
 from __future__ import annotations
 
@@ -34,11 +38,12 @@ class Command(BaseCommand):
         parser.add_argument("--drop", action="store_true", help="drop every benchmark database and exit")
 
     def handle(self, *args, **options) -> None:
-        from bench import database, report, runner
+        from bench import report, runner
+        from core.databases import drop_database
 
         if options["drop"]:
-            for name in database.list_bench_databases():
-                database.drop_database(name)
+            for name in runner.bench_databases():
+                drop_database(name)
                 self.stdout.write(f"dropped {name}")
             return
         if options["smoke"]:

@@ -1,21 +1,33 @@
-"""`manage.py evaluate_memory`: the memory-quality table, on a throwaway database."""
+"""`manage.py evaluate_memory`: the memory-quality table, on a scratch database.
+
+A thin entry point to the harness in `eval/`. It sits in chat, the top of the apps'
+dependency chain, because the harness drives whole conversations.
+"""
 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from memoryapp import evaluation
+from core.databases import scratch_database
+from eval import calibration as calibrating
+from eval import locomo, quality
+from eval.suite import DEFAULT_SUITE, SuiteError, load_suite
+
+
+def _scratch_name() -> str:
+    return f"memory_eval_{os.getpid()}"
 
 
 class Command(BaseCommand):
     help = "Run the labelled suite through remember/recall on a throwaway database and print quality figures."
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--suite", type=Path, default=evaluation.DEFAULT_SUITE, help="suite JSON file")
+        parser.add_argument("--suite", type=Path, default=DEFAULT_SUITE, help="suite JSON file")
         parser.add_argument("--json", action="store_true", help="print the figures as JSON")
         parser.add_argument("--details", action="store_true", help="also list misses, false memories and injections")
         parser.add_argument(
@@ -33,12 +45,12 @@ class Command(BaseCommand):
             self._locomo(options["locomo"], as_json=options["json"])
             return
         try:
-            suite = evaluation.load_suite(options["suite"])
-        except evaluation.SuiteError as exc:
+            suite = load_suite(options["suite"])
+        except SuiteError as exc:
             raise CommandError(str(exc)) from exc
-        with evaluation.throwaway_database():
-            report = evaluation.run_suite(suite)
-        calibration = evaluation.calibrate(report) if options["calibrate"] else None
+        with scratch_database(_scratch_name()):
+            report = quality.run_suite(suite)
+        calibration = calibrating.calibrate(report) if options["calibrate"] else None
 
         if options["json"]:
             data = report.summary()
@@ -50,22 +62,22 @@ class Command(BaseCommand):
             if options["details"]:
                 self._print_details(report)
         if calibration is not None:
-            paths = evaluation.plot_calibration(report, calibration, options["plots"])
+            paths = calibrating.plot_calibration(report, calibration, options["plots"])
             if not options["json"]:
                 self._print_calibration(report, calibration, paths)
 
     def _locomo(self, path: Path, *, as_json: bool) -> None:
         if not path.is_file():
             raise CommandError(f"{path}: no such file")
-        with evaluation.throwaway_database():
-            report = evaluation.run_locomo(path)
+        with scratch_database(_scratch_name()):
+            report = locomo.run_locomo(path)
         rows = []
         for number, stats in sorted(report.categories.items()):
             row = {
-                "category": f"{number} {evaluation.LOCOMO_CATEGORIES[number]}",
+                "category": f"{number} {locomo.LOCOMO_CATEGORIES[number]}",
                 "questions": stats.questions,
                 "evidence turns": stats.evidence,
-                **{f"evidence@{k}": round(stats.evidence_recall(k), 3) for k in evaluation.LOCOMO_KS},
+                **{f"evidence@{k}": round(stats.evidence_recall(k), 3) for k in locomo.LOCOMO_KS},
                 "other speaker recalled": stats.other_speaker_recalled if number == 5 else "",
             }
             rows.append(row)
@@ -95,7 +107,7 @@ class Command(BaseCommand):
                 if n == 0:
                     self.stdout.write("  ".join("-" * w for w in widths))
 
-    def _print_table(self, report: evaluation.Report) -> None:
+    def _print_table(self, report: quality.Report) -> None:
         self.stdout.write(
             f"{report.users} users, {report.turns} turns, {report.probes} probes, {report.invented} invented facts; "
             f"embeddings {report.embedding_model}, extraction {report.extractor}, "
@@ -108,7 +120,7 @@ class Command(BaseCommand):
             if n == 0:
                 self.stdout.write("  ".join("-" * width for width in widths))
 
-    def _print_details(self, report: evaluation.Report) -> None:
+    def _print_details(self, report: quality.Report) -> None:
         for title, items in [
             ("Expected facts not stored", report.misses),
             ("Stored facts no turn stated (false memories)", report.false_memory_texts),
@@ -121,7 +133,7 @@ class Command(BaseCommand):
                 self.stdout.write(f"  {item}")
 
     def _print_calibration(
-        self, report: evaluation.Report, calibration: evaluation.Calibration, paths: list[Path]
+        self, report: quality.Report, calibration: calibrating.Calibration, paths: list[Path]
     ) -> None:
         gate = calibration.point_at_gate(calibration.gate)
         floor = calibration.point_at_floor(calibration.floor)

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-from memoryapp.evaluation import locomo_evidence_ids, run_locomo
+from eval.locomo import locomo_evidence_ids, run_locomo
 
 MINI = Path(settings.BASE_DIR) / "eval" / "locomo-mini.json"
 

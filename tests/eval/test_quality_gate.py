@@ -14,7 +14,9 @@ from django.core.management import call_command
 from django.db import connection, transaction
 from django.test import override_settings
 
-from memoryapp.evaluation import USERNAME_PREFIX, calibrate, load_suite, run_suite
+from eval.calibration import calibrate
+from eval.quality import USERNAME_PREFIX, run_suite
+from eval.suite import load_suite
 from memoryapp.thresholds import recall_floor, write_gate
 
 OFFLINE = {

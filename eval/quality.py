@@ -1,0 +1,306 @@
+"""Memory quality, measured: the labelled suite run through the real write and read paths.
+
+`run_suite` sends every turn through `remember` and every probe through `recall`, on
+whatever database is current (`manage.py evaluate_memory` makes a scratch one; the test
+suite uses pytest's), and compares what was stored and recalled with the labels
+(eval/suite.py). The similarities it collects feed the calibration (eval/calibration.py).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+
+from chat.models import Turn
+from chat.services import conversation_create, turn_append
+from eval.suite import Suite, SuiteTurn, SuiteUser
+from memoryapp.embeddings import get_embedder
+from memoryapp.models import Memory, MemoryEvidence
+from memoryapp.selectors import recall
+from memoryapp.services import gate_facts, remember
+from memoryapp.thresholds import recall_floor, write_gate
+
+USERNAME_PREFIX = "eval-"
+
+
+@dataclass
+class Ranked:
+    """One probe's memories, every one of the user's, nearest first: the raw material of the floor."""
+
+    expect: tuple[str, ...]
+    similarities: list[float]
+    keys: list[str | None]
+
+
+@dataclass
+class Report:
+    embedding_model: str
+    extractor: str
+    write_gate: float
+    recall_floor: float
+    k: int
+    users: int
+    turns: int
+    probes: int
+    # write
+    stored: int = 0
+    stored_correct: int = 0
+    expected: int = 0
+    expected_found: int = 0
+    false_memories: int = 0
+    live_memories: int = 0
+    invented: int = 0
+    invented_rejected: int = 0
+    misattributed: int = 0
+    misattributed_rejected: int = 0
+    twins: int = 0
+    # read
+    probes_with_memories: int = 0
+    expected_recalls: int = 0
+    expected_recalled: int = 0
+    expected_recallable: int = 0
+    recalled_on_expecting: int = 0
+    recalled_relevant: int = 0
+    probes_without_memories: int = 0
+    empty_probes_injected: int = 0
+    leaked: int = 0
+    # detail for the report and for calibration
+    misses: list[str] = field(default_factory=list)
+    false_memory_texts: list[str] = field(default_factory=list)
+    twin_texts: list[str] = field(default_factory=list)
+    invented_accepted: list[str] = field(default_factory=list)
+    injected: list[str] = field(default_factory=list)
+    true_similarities: list[float] = field(default_factory=list)
+    invented_similarities: list[float] = field(default_factory=list)
+    misattributed_similarities: list[float] = field(default_factory=list)
+    ranked: list[Ranked] = field(default_factory=list)
+
+    @staticmethod
+    def _rate(part: int, whole: int) -> float:
+        return part / whole if whole else 0.0
+
+    @property
+    def write_precision(self) -> float:
+        return self._rate(self.stored_correct, self.stored)
+
+    @property
+    def write_recall(self) -> float:
+        return self._rate(self.expected_found, self.expected)
+
+    @property
+    def false_memory_rate(self) -> float:
+        return self._rate(self.false_memories, self.live_memories)
+
+    @property
+    def invented_rejection(self) -> float:
+        return self._rate(self.invented_rejected, self.invented)
+
+    @property
+    def misattributed_rejection(self) -> float:
+        return self._rate(self.misattributed_rejected, self.misattributed)
+
+    @property
+    def read_recall(self) -> float:
+        return self._rate(self.expected_recalled, self.expected_recalls)
+
+    @property
+    def read_recall_of_stored(self) -> float:
+        return self._rate(self.expected_recalled, self.expected_recallable)
+
+    @property
+    def read_precision(self) -> float:
+        return self._rate(self.recalled_relevant, self.recalled_on_expecting)
+
+    @property
+    def injection_rate(self) -> float:
+        return self._rate(self.empty_probes_injected, self.probes_without_memories)
+
+    def rows(self) -> list[tuple[str, str, str]]:
+        """(measure, value, counts) rows of the table the command prints and the README shows."""
+        pct = "{:.3f}".format
+        return [
+            ("write precision", pct(self.write_precision), f"{self.stored_correct}/{self.stored} stored"),
+            ("write recall", pct(self.write_recall), f"{self.expected_found}/{self.expected} expected"),
+            (
+                "invented facts rejected by the gate",
+                pct(self.invented_rejection),
+                f"{self.invented_rejected}/{self.invented}",
+            ),
+            (
+                "misattributed facts rejected by the gate",
+                pct(self.misattributed_rejection),
+                f"{self.misattributed_rejected}/{self.misattributed} (informational)",
+            ),
+            ("false-memory rate", pct(self.false_memory_rate), f"{self.false_memories}/{self.live_memories} live"),
+            (
+                f"read recall@{self.k}",
+                pct(self.read_recall),
+                f"{self.expected_recalled}/{self.expected_recalls} ({pct(self.read_recall_of_stored)} of stored)",
+            ),
+            (
+                f"read precision@{self.k}",
+                pct(self.read_precision),
+                f"{self.recalled_relevant}/{self.recalled_on_expecting}",
+            ),
+            (
+                "no-memory probes injected",
+                pct(self.injection_rate),
+                f"{self.empty_probes_injected}/{self.probes_without_memories}",
+            ),
+            ("cross-user leakage", str(self.leaked), "memories of another user recalled"),
+            ("dedupe twins", str(self.twins), "restated facts stored twice"),
+        ]
+
+    def summary(self) -> dict[str, object]:
+        """The figures as plain data (`--json`), without the per-item detail."""
+        data = {k: v for k, v in asdict(self).items() if not isinstance(v, list)}
+        data.update(
+            write_precision=self.write_precision,
+            write_recall=self.write_recall,
+            false_memory_rate=self.false_memory_rate,
+            invented_rejection=self.invented_rejection,
+            misattributed_rejection=self.misattributed_rejection,
+            read_recall=self.read_recall,
+            read_recall_of_stored=self.read_recall_of_stored,
+            read_precision=self.read_precision,
+            injection_rate=self.injection_rate,
+        )
+        return data
+
+
+def _extractor_name() -> str:
+    return f"model {settings.LLM_EXTRACT_MODEL}" if settings.LLM_ENABLED else "offline rules"
+
+
+def _write_pass(suite_user: SuiteUser, user, report: Report) -> set[int]:
+    """Every turn through `remember`, then each turn's memories against its labels."""
+    conversation = conversation_create(user=user, title="memory evaluation")
+    turns: list[tuple[Turn, SuiteTurn]] = []
+    for suite_turn in suite_user.turns:
+        turn = turn_append(user=user, conversation=conversation, role=Turn.Role.USER, content=suite_turn.text)
+        remember(user, turn)
+        turns.append((turn, suite_turn))
+
+    evidence: dict[int, list[str]] = {}
+    for row in MemoryEvidence.objects.filter(user=user).select_related("memory").order_by("id"):
+        evidence.setdefault(row.turn_id, []).append(row.memory.text)
+    for turn, suite_turn in turns:
+        found = {suite_user.classify(text) for text in evidence.get(turn.pk, [])}
+        for text in evidence.get(turn.pk, []):
+            report.stored += 1
+            report.stored_correct += suite_user.classify(text) in suite_turn.facts
+        for key in suite_turn.facts:
+            report.expected += 1
+            if key in found:
+                report.expected_found += 1
+            else:
+                report.misses.append(f"{suite_user.name}: {suite_turn.text!r} -> {suite_user.facts[key].text!r}")
+
+    live = list(Memory.objects.filter(user=user, deleted_at__isnull=True).values_list("text", flat=True))
+    keys = Counter(suite_user.classify(text) for text in live)
+    report.live_memories += len(live)
+    for text in live:
+        if suite_user.classify(text) is None:
+            report.false_memories += 1
+            report.false_memory_texts.append(f"{suite_user.name}: {text!r}")
+    for key, n in keys.items():
+        if key is not None and n > 1:
+            report.twins += n - 1
+            twins = [text for text in live if suite_user.classify(text) == key]
+            report.twin_texts.append(f"{suite_user.name}.{key}: {twins}")
+
+    # The similarity of each labelled fact to its own turn: what the gate sees for a true fact.
+    for suite_turn in suite_user.turns:
+        if suite_turn.facts:
+            texts = [suite_user.facts[k].text for k in suite_turn.facts]
+            _, kept, rejected = gate_facts(suite_turn.text, texts)
+            report.true_similarities.extend(f.similarity for f in (*kept, *rejected))
+    return {turn.pk for turn, _ in turns}
+
+
+def _read_pass(suite_user: SuiteUser, user, own_turns: set[int], report: Report) -> None:
+    """Every probe through `recall` (the configured k and floor), then again unfloored."""
+    stored_keys = {
+        suite_user.classify(text)
+        for text in Memory.objects.filter(user=user, deleted_at__isnull=True).values_list("text", flat=True)
+    }
+    for probe in suite_user.probes:
+        recalled = recall(user, probe.text)
+        for item in recalled:
+            source_ok = item.memory.source_turn_id is None or item.memory.source_turn_id in own_turns
+            if item.memory.user_id != user.pk or not source_ok:
+                report.leaked += 1
+        keys = [suite_user.classify(item.memory.text) for item in recalled]
+        if probe.expect:
+            report.probes_with_memories += 1
+            report.expected_recalls += len(probe.expect)
+            report.expected_recallable += sum(k in stored_keys for k in probe.expect)
+            report.expected_recalled += len(set(probe.expect) & set(keys))
+            report.recalled_on_expecting += len(keys)
+            report.recalled_relevant += sum(k in probe.expect for k in keys)
+        else:
+            report.probes_without_memories += 1
+            if recalled:
+                report.empty_probes_injected += 1
+                report.injected.append(f"{suite_user.name}: {probe.text!r} <- {recalled[0].memory.text!r}")
+        everything = recall(user, probe.text, k=10_000, min_sim=-1.0)
+        report.ranked.append(
+            Ranked(
+                expect=probe.expect,
+                similarities=[item.similarity for item in everything],
+                keys=[suite_user.classify(item.memory.text) for item in everything],
+            )
+        )
+
+
+def _gate_pass(suite: Suite, report: Report) -> None:
+    """Each invented or misattributed fact against the turn it is claimed to come from, through the real gate.
+
+    Invented facts were never stated: rejecting them is the gate's job. Misattributed ones
+    were stated about someone else (or only hypothetically), so they are close to their
+    turn by construction; the extractor must not propose them, and the figure shows how
+    little the gate can help when it does.
+    """
+    for item in suite.invented:
+        _, kept, rejected = gate_facts(item.turn, [item.fact])
+        (outcome,) = (*kept, *rejected)
+        report.invented += 1
+        report.invented_similarities.append(outcome.similarity)
+        if rejected:
+            report.invented_rejected += 1
+        else:
+            report.invented_accepted.append(f"{item.kind}: {item.turn!r} -> {item.fact!r} ({outcome.similarity:.2f})")
+    for item in suite.misattributed:
+        _, kept, rejected = gate_facts(item.turn, [item.fact])
+        report.misattributed += 1
+        report.misattributed_similarities.append((*kept, *rejected)[0].similarity)
+        report.misattributed_rejected += bool(rejected)
+
+
+def run_suite(suite: Suite) -> Report:
+    """Run the suite through `remember`, the write gate and `recall` on the current database.
+
+    Creates one user per suite user (username prefixed "eval-"); the caller provides a
+    database where that is harmless: a throwaway one, or a test database.
+    """
+    model = get_embedder().name
+    report = Report(
+        embedding_model=model,
+        extractor=_extractor_name(),
+        write_gate=write_gate(model),
+        recall_floor=recall_floor(model),
+        k=settings.MEMORY_RECALL_K,
+        users=len(suite.users),
+        turns=suite.turn_count,
+        probes=suite.probe_count,
+    )
+    user_model = get_user_model()
+    for suite_user in suite.users:
+        user = user_model.objects.create_user(username=USERNAME_PREFIX + suite_user.name)
+        own_turns = _write_pass(suite_user, user, report)
+        _read_pass(suite_user, user, own_turns, report)
+    _gate_pass(suite, report)
+    return report

@@ -1,0 +1,145 @@
+"""The labelled suite: its file format, loading and validation.
+
+The suite (`eval/suite.json`, format in `eval/README.md`) lists, per user, the turns they
+say, the facts a careful extractor should store from each turn, and probes with the facts
+they should recall. Stored facts are matched to labels by keywords, not by exact text, so
+the same suite scores the rule-based extractor and any model behind the endpoint: a memory
+matches a labelled fact when every keyword of one of the fact's alternatives starts a word
+of the memory's normalised text.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from dataclasses import dataclass
+from pathlib import Path
+
+DEFAULT_SUITE = Path(__file__).resolve().parent / "suite.json"
+SUITE_FORMAT = 1
+
+
+class SuiteError(ValueError):
+    """The suite file does not follow the documented format."""
+
+
+def normalise(text: str) -> str:
+    """Case- and accent-folded words separated by single spaces ("Lucía's" -> "lucia s")."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    stripped = "".join(ch for ch in decomposed if not unicodedata.combining(ch)).casefold()
+    return " ".join(re.sub(r"[^\w+/-]+", " ", stripped).split())
+
+
+@dataclass(frozen=True)
+class ExpectedFact:
+    key: str
+    text: str
+    alternatives: tuple[tuple[str, ...], ...]
+
+    def match_strength(self, memory_text: str) -> int:
+        """How many keywords of the best matching alternative the memory has; 0 if none matches."""
+        words = normalise(memory_text).split()
+        best = 0
+        for keywords in self.alternatives:
+            if all(any(word.startswith(k) for word in words) for k in keywords):
+                best = max(best, len(keywords))
+        return best
+
+
+@dataclass(frozen=True)
+class SuiteTurn:
+    text: str
+    facts: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Probe:
+    text: str
+    expect: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class SuiteUser:
+    name: str
+    facts: dict[str, ExpectedFact]
+    turns: tuple[SuiteTurn, ...]
+    probes: tuple[Probe, ...]
+
+    def classify(self, memory_text: str) -> str | None:
+        """The labelled fact a stored memory states, or None when it states none of them."""
+        best_key, best = None, 0
+        for key, fact in self.facts.items():
+            strength = fact.match_strength(memory_text)
+            if strength > best:
+                best_key, best = key, strength
+        return best_key
+
+
+@dataclass(frozen=True)
+class InventedFact:
+    kind: str
+    turn: str
+    fact: str
+
+
+@dataclass(frozen=True)
+class Suite:
+    users: tuple[SuiteUser, ...]
+    invented: tuple[InventedFact, ...]
+    misattributed: tuple[InventedFact, ...] = ()
+
+    @property
+    def turn_count(self) -> int:
+        return sum(len(u.turns) for u in self.users)
+
+    @property
+    def probe_count(self) -> int:
+        return sum(len(u.probes) for u in self.users)
+
+
+def _keys(raw: object, known: dict[str, ExpectedFact], where: str) -> tuple[str, ...]:
+    if not isinstance(raw, list) or not all(isinstance(k, str) for k in raw):
+        raise SuiteError(f"{where}: expected a list of fact keys")
+    unknown = [k for k in raw if k not in known]
+    if unknown:
+        raise SuiteError(f"{where}: unknown fact keys {unknown}")
+    return tuple(raw)
+
+
+def load_suite(path: Path | str = DEFAULT_SUITE) -> Suite:
+    """Read and validate a suite file; a malformed one raises SuiteError naming the place."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise SuiteError(f"{path}: {exc}") from exc
+    if data.get("format") != SUITE_FORMAT:
+        raise SuiteError(f"{path}: format must be {SUITE_FORMAT}")
+    users: list[SuiteUser] = []
+    for raw_user in data.get("users", []):
+        name = raw_user["user"]
+        facts = {}
+        for key, raw_fact in raw_user.get("facts", {}).items():
+            alternatives = tuple(tuple(normalise(a).split()) for a in raw_fact["match"])
+            if not alternatives or not all(alternatives):
+                raise SuiteError(f"{name}.{key}: match needs at least one non-empty alternative")
+            facts[key] = ExpectedFact(key=key, text=raw_fact["text"], alternatives=alternatives)
+        turns = tuple(
+            SuiteTurn(text=t["text"], facts=_keys(t.get("facts", []), facts, f"{name} turn {n}"))
+            for n, t in enumerate(raw_user.get("turns", []), start=1)
+        )
+        probes = tuple(
+            Probe(text=p["text"], expect=_keys(p.get("expect", []), facts, f"{name} probe {n}"))
+            for n, p in enumerate(raw_user.get("probes", []), start=1)
+        )
+        unstated = set(facts) - {k for t in turns for k in t.facts}
+        if unstated:
+            raise SuiteError(f"{name}: facts no turn states: {sorted(unstated)}")
+        users.append(SuiteUser(name=name, facts=facts, turns=turns, probes=probes))
+    if len({u.name for u in users}) != len(users):
+        raise SuiteError(f"{path}: user names must be unique")
+    invented, misattributed = (
+        tuple(InventedFact(kind=i.get("kind", ""), turn=i["turn"], fact=i["fact"]) for i in data.get(name, []))
+        for name in ("invented", "misattributed")
+    )
+    return Suite(users=tuple(users), invented=invented, misattributed=misattributed)
