@@ -35,6 +35,61 @@ class Ranked:
     keys: list[str | None]
 
 
+@dataclass(frozen=True)
+class TurnOutcome:
+    """What one labelled turn did to memory."""
+
+    kind: str
+    lang: str
+    expected: int  # facts the turn states
+    found: int  # of those, written or refreshed by the turn
+    written: int  # memories the turn wrote or refreshed
+    correct: int  # of those, memories that state one of the turn's facts
+    false: int  # live memories the turn created that state none of the user's facts
+
+
+@dataclass(frozen=True)
+class ProbeOutcome:
+    """What `recall` gave one labelled probe."""
+
+    kind: str
+    lang: str
+    expected: int  # facts the probe should recall (0: it should recall nothing)
+    recalled: int  # memories recalled, after the floor
+    relevant: int  # of those, memories that state an expected fact
+    right_first: bool  # the first memory recalled states an expected fact
+    right_first_unfloored: bool  # the same with no floor: ranking alone
+
+
+def _rate(part: int, whole: int) -> float:
+    return part / whole if whole else 0.0
+
+
+def _share(part: int, whole: int) -> float | None:
+    """A rate, or None where there is nothing to divide by (no such turns or probes)."""
+    return part / whole if whole else None
+
+
+def breakdown(turns: list[TurnOutcome], probes: list[ProbeOutcome]) -> dict[str, float | int | None]:
+    """The write and read figures of one group of turns and probes (a kind, a language, a set)."""
+    expecting = [p for p in probes if p.expected]
+    null = [p for p in probes if not p.expected]
+    nothing = [t for t in turns if not t.expected]
+    return {
+        "turns": len(turns),
+        "write_precision": _share(sum(t.correct for t in turns), sum(t.written for t in turns)),
+        "write_recall": _share(sum(t.found for t in turns), sum(t.expected for t in turns)),
+        "false_memories": sum(t.false for t in turns),
+        "nothing_turns": len(nothing),
+        "nothing_turns_written": sum(t.written > 0 for t in nothing),
+        "probes": len(probes),
+        "right_first": _share(sum(p.right_first for p in expecting), len(expecting)),
+        "right_first_unfloored": _share(sum(p.right_first_unfloored for p in expecting), len(expecting)),
+        "null_probes": len(null),
+        "null_probes_injected": sum(p.recalled > 0 for p in null),
+    }
+
+
 @dataclass
 class Report:
     embedding_model: str
@@ -77,46 +132,68 @@ class Report:
     invented_similarities: list[float] = field(default_factory=list)
     misattributed_similarities: list[float] = field(default_factory=list)
     ranked: list[Ranked] = field(default_factory=list)
-
-    @staticmethod
-    def _rate(part: int, whole: int) -> float:
-        return part / whole if whole else 0.0
+    turn_outcomes: list[TurnOutcome] = field(default_factory=list)
+    probe_outcomes: list[ProbeOutcome] = field(default_factory=list)
 
     @property
     def write_precision(self) -> float:
-        return self._rate(self.stored_correct, self.stored)
+        return _rate(self.stored_correct, self.stored)
 
     @property
     def write_recall(self) -> float:
-        return self._rate(self.expected_found, self.expected)
+        return _rate(self.expected_found, self.expected)
 
     @property
     def false_memory_rate(self) -> float:
-        return self._rate(self.false_memories, self.live_memories)
+        return _rate(self.false_memories, self.live_memories)
 
     @property
     def invented_rejection(self) -> float:
-        return self._rate(self.invented_rejected, self.invented)
+        return _rate(self.invented_rejected, self.invented)
 
     @property
     def misattributed_rejection(self) -> float:
-        return self._rate(self.misattributed_rejected, self.misattributed)
+        return _rate(self.misattributed_rejected, self.misattributed)
 
     @property
     def read_recall(self) -> float:
-        return self._rate(self.expected_recalled, self.expected_recalls)
+        return _rate(self.expected_recalled, self.expected_recalls)
 
     @property
     def read_recall_of_stored(self) -> float:
-        return self._rate(self.expected_recalled, self.expected_recallable)
+        return _rate(self.expected_recalled, self.expected_recallable)
 
     @property
     def read_precision(self) -> float:
-        return self._rate(self.recalled_relevant, self.recalled_on_expecting)
+        return _rate(self.recalled_relevant, self.recalled_on_expecting)
 
     @property
     def injection_rate(self) -> float:
-        return self._rate(self.empty_probes_injected, self.probes_without_memories)
+        return _rate(self.empty_probes_injected, self.probes_without_memories)
+
+    @property
+    def right_first(self) -> float:
+        """Probes that need a memory whose first recalled memory is one they need."""
+        expecting = [p for p in self.probe_outcomes if p.expected]
+        return _rate(sum(p.right_first for p in expecting), len(expecting))
+
+    @property
+    def right_first_unfloored(self) -> float:
+        expecting = [p for p in self.probe_outcomes if p.expected]
+        return _rate(sum(p.right_first_unfloored for p in expecting), len(expecting))
+
+    def by(self, label: str, *, turns: bool = True, probes: bool = True) -> dict[str, dict]:
+        """The figures per value of `label` ("kind" or "lang") of the turns and/or the probes."""
+        chosen_turns = self.turn_outcomes if turns else []
+        chosen_probes = self.probe_outcomes if probes else []
+        groups = sorted({getattr(o, label) for o in [*chosen_turns, *chosen_probes]})
+        return {
+            group: breakdown(
+                [t for t in chosen_turns if getattr(t, label) == group],
+                [p for p in chosen_probes if getattr(p, label) == group],
+            )
+            for group in groups
+        }
 
     def rows(self) -> list[tuple[str, str, str]]:
         """(measure, value, counts) rows of the table the command prints and the README shows."""
@@ -146,6 +223,11 @@ class Report:
                 f"{self.recalled_relevant}/{self.recalled_on_expecting}",
             ),
             (
+                "right memory first",
+                pct(self.right_first),
+                f"{self.probes_with_memories} probes need one ({pct(self.right_first_unfloored)} with no floor)",
+            ),
+            (
                 "no-memory probes injected",
                 pct(self.injection_rate),
                 f"{self.empty_probes_injected}/{self.probes_without_memories}",
@@ -158,6 +240,11 @@ class Report:
         """The figures as plain data (`--json`), without the per-item detail."""
         data = {k: v for k, v in asdict(self).items() if not isinstance(v, list)}
         data.update(
+            right_first=self.right_first,
+            right_first_unfloored=self.right_first_unfloored,
+            by_turn_kind=self.by("kind", probes=False),
+            by_probe_kind=self.by("kind", turns=False),
+            by_language=self.by("lang"),
             write_precision=self.write_precision,
             write_recall=self.write_recall,
             false_memory_rate=self.false_memory_rate,
@@ -187,29 +274,38 @@ def _write_pass(suite_user: SuiteUser, user, report: Report) -> set[int]:
     evidence: dict[int, list[str]] = {}
     for row in MemoryEvidence.objects.filter(user=user).select_related("memory").order_by("id"):
         evidence.setdefault(row.turn_id, []).append(row.memory.text)
+    live = list(Memory.objects.filter(user=user, deleted_at__isnull=True).values_list("text", "source_turn_id"))
+    false_by_turn = Counter(source for text, source in live if suite_user.classify(text) is None)
     for turn, suite_turn in turns:
-        found = {suite_user.classify(text) for text in evidence.get(turn.pk, [])}
-        for text in evidence.get(turn.pk, []):
-            report.stored += 1
-            report.stored_correct += suite_user.classify(text) in suite_turn.facts
+        written = [suite_user.classify(text) for text in evidence.get(turn.pk, [])]
         for key in suite_turn.facts:
-            report.expected += 1
-            if key in found:
-                report.expected_found += 1
-            else:
+            if key not in written:
                 report.misses.append(f"{suite_user.name}: {suite_turn.text!r} -> {suite_user.facts[key].text!r}")
+        outcome = TurnOutcome(
+            kind=suite_turn.kind,
+            lang=suite_turn.lang,
+            expected=len(suite_turn.facts),
+            found=sum(key in written for key in suite_turn.facts),
+            written=len(written),
+            correct=sum(key in suite_turn.facts for key in written),
+            false=false_by_turn[turn.pk],
+        )
+        report.turn_outcomes.append(outcome)
+        report.stored += outcome.written
+        report.stored_correct += outcome.correct
+        report.expected += outcome.expected
+        report.expected_found += outcome.found
 
-    live = list(Memory.objects.filter(user=user, deleted_at__isnull=True).values_list("text", flat=True))
-    keys = Counter(suite_user.classify(text) for text in live)
+    keys = Counter(suite_user.classify(text) for text, _ in live)
     report.live_memories += len(live)
-    for text in live:
+    for text, _ in live:
         if suite_user.classify(text) is None:
             report.false_memories += 1
             report.false_memory_texts.append(f"{suite_user.name}: {text!r}")
     for key, n in keys.items():
         if key is not None and n > 1:
             report.twins += n - 1
-            twins = [text for text in live if suite_user.classify(text) == key]
+            twins = [text for text, _ in live if suite_user.classify(text) == key]
             report.twin_texts.append(f"{suite_user.name}.{key}: {twins}")
 
     # The similarity of each labelled fact to its own turn: what the gate sees for a true fact.
@@ -247,11 +343,21 @@ def _read_pass(suite_user: SuiteUser, user, own_turns: set[int], report: Report)
                 report.empty_probes_injected += 1
                 report.injected.append(f"{suite_user.name}: {probe.text!r} <- {recalled[0].memory.text!r}")
         everything = recall(user, probe.text, k=10_000, min_sim=-1.0)
-        report.ranked.append(
-            Ranked(
-                expect=probe.expect,
-                similarities=[item.similarity for item in everything],
-                keys=[suite_user.classify(item.memory.text) for item in everything],
+        ranked = Ranked(
+            expect=probe.expect,
+            similarities=[item.similarity for item in everything],
+            keys=[suite_user.classify(item.memory.text) for item in everything],
+        )
+        report.ranked.append(ranked)
+        report.probe_outcomes.append(
+            ProbeOutcome(
+                kind=probe.kind,
+                lang=probe.lang,
+                expected=len(probe.expect),
+                recalled=len(keys),
+                relevant=sum(k in probe.expect for k in keys),
+                right_first=bool(keys) and keys[0] in probe.expect,
+                right_first_unfloored=bool(ranked.keys) and ranked.keys[0] in probe.expect,
             )
         )
 
@@ -280,11 +386,11 @@ def _gate_pass(suite: Suite, report: Report) -> None:
         report.misattributed_rejected += bool(rejected)
 
 
-def run_suite(suite: Suite) -> Report:
+def run_suite(suite: Suite, *, name: str = "suite") -> Report:
     """Run the suite through `remember`, the write gate and `recall` on the current database.
 
-    Creates one user per suite user (username prefixed "eval-"); the caller provides a
-    database where that is harmless: a throwaway one, or a test database.
+    Creates one user per suite user (username "eval-<name>-<user>"); the caller provides a
+    database where that is harmless: a scratch one, or a test database.
     """
     model = get_embedder().name
     report = Report(
@@ -299,7 +405,7 @@ def run_suite(suite: Suite) -> Report:
     )
     user_model = get_user_model()
     for suite_user in suite.users:
-        user = user_model.objects.create_user(username=USERNAME_PREFIX + suite_user.name)
+        user = user_model.objects.create_user(username=f"{USERNAME_PREFIX}{name}-{suite_user.name}")
         own_turns = _write_pass(suite_user, user, report)
         _read_pass(suite_user, user, own_turns, report)
     _gate_pass(suite, report)

@@ -16,7 +16,8 @@ import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
-DEFAULT_SUITE = Path(__file__).resolve().parent / "suite.json"
+DEFAULT_SUITE = Path(__file__).resolve().parent / "suite.json"  # rules, prompts and thresholds are tuned on it
+UNSEEN = Path(__file__).resolve().parent / "unseen.json"  # never tuned on: the figures that count
 SUITE_FORMAT = 1
 
 
@@ -51,12 +52,24 @@ class ExpectedFact:
 class SuiteTurn:
     text: str
     facts: tuple[str, ...]
+    kind: str = ""  # what sort of turn it is; unlabelled: "stated" or "nothing"
+    lang: str = "en"
+
+    def __post_init__(self) -> None:
+        if not self.kind:
+            object.__setattr__(self, "kind", "stated" if self.facts else "nothing")
 
 
 @dataclass(frozen=True)
 class Probe:
     text: str
     expect: tuple[str, ...]
+    kind: str = ""  # what sort of probe it is; unlabelled: "expects" or "null"
+    lang: str = "en"
+
+    def __post_init__(self) -> None:
+        if not self.kind:
+            object.__setattr__(self, "kind", "expects" if self.expect else "null")
 
 
 @dataclass(frozen=True)
@@ -107,6 +120,13 @@ def _keys(raw: object, known: dict[str, ExpectedFact], where: str) -> tuple[str,
     return tuple(raw)
 
 
+def _label(raw: dict, key: str, where: str) -> str:
+    value = raw.get(key, "")
+    if not isinstance(value, str):
+        raise SuiteError(f"{where}: {key} must be a string")
+    return value
+
+
 def load_suite(path: Path | str = DEFAULT_SUITE) -> Suite:
     """Read and validate a suite file; a malformed one raises SuiteError naming the place."""
     try:
@@ -125,11 +145,21 @@ def load_suite(path: Path | str = DEFAULT_SUITE) -> Suite:
                 raise SuiteError(f"{name}.{key}: match needs at least one non-empty alternative")
             facts[key] = ExpectedFact(key=key, text=raw_fact["text"], alternatives=alternatives)
         turns = tuple(
-            SuiteTurn(text=t["text"], facts=_keys(t.get("facts", []), facts, f"{name} turn {n}"))
+            SuiteTurn(
+                text=t["text"],
+                facts=_keys(t.get("facts", []), facts, f"{name} turn {n}"),
+                kind=_label(t, "kind", f"{name} turn {n}"),
+                lang=_label(t, "lang", f"{name} turn {n}") or "en",
+            )
             for n, t in enumerate(raw_user.get("turns", []), start=1)
         )
         probes = tuple(
-            Probe(text=p["text"], expect=_keys(p.get("expect", []), facts, f"{name} probe {n}"))
+            Probe(
+                text=p["text"],
+                expect=_keys(p.get("expect", []), facts, f"{name} probe {n}"),
+                kind=_label(p, "kind", f"{name} probe {n}"),
+                lang=_label(p, "lang", f"{name} probe {n}") or "en",
+            )
             for n, p in enumerate(raw_user.get("probes", []), start=1)
         )
         unstated = set(facts) - {k for t in turns for k in t.facts}

@@ -1,12 +1,15 @@
-"""The memory-quality gate: the labelled suite through the real remember/recall on the offline default.
+"""The memory-quality gate: both labelled sets through the real remember/recall on the offline default.
 
-CI fails when a memory leaks across users, a restated fact is stored twice, the write gate
-lets more than 5% of invented facts through, or more than 5% of stored facts were never
-stated by the user.
+On the suite (tuned on), CI fails when a memory leaks across users, a restated fact is stored
+twice, the write gate lets more than 5% of invented facts through, or more than 5% of stored
+facts were never stated by the user. On the unseen set (never tuned on), floors sit just under
+the figures measured when it was written, so a regression on either set fails; a change that
+raises a figure raises its floor with it.
 """
 
 import json
 import os
+from collections import Counter
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -16,7 +19,7 @@ from django.test import override_settings
 
 from eval.calibration import calibrate
 from eval.quality import USERNAME_PREFIX, run_suite
-from eval.suite import load_suite
+from eval.suite import UNSEEN, load_suite
 from memoryapp.thresholds import recall_floor, write_gate
 
 OFFLINE = {
@@ -29,13 +32,23 @@ OFFLINE = {
 }
 
 
+def _run(suite, name: str, django_db_blocker):
+    with django_db_blocker.unblock(), override_settings(**OFFLINE), transaction.atomic():
+        result = run_suite(suite, name=name)
+        transaction.set_rollback(True)
+    return result
+
+
 @pytest.fixture(scope="module")
 def report(django_db_setup, django_db_blocker):
     """One run of the suite for the whole module (about 10 s), rolled back afterwards."""
-    with django_db_blocker.unblock(), override_settings(**OFFLINE), transaction.atomic():
-        result = run_suite(load_suite())
-        transaction.set_rollback(True)
-    return result
+    return _run(load_suite(), "suite", django_db_blocker)
+
+
+@pytest.fixture(scope="module")
+def unseen(django_db_setup, django_db_blocker):
+    """One run of the unseen set for the whole module, rolled back afterwards."""
+    return _run(load_suite(UNSEEN), "unseen", django_db_blocker)
 
 
 def test_the_suite_is_as_large_and_varied_as_promised():
@@ -46,6 +59,26 @@ def test_the_suite_is_as_large_and_varied_as_promised():
     assert sum(not p.expect for u in suite.users for p in u.probes) >= 10
     assert sum(not t.facts for u in suite.users for t in u.turns) >= 50  # small talk, questions, other people
     assert len(suite.invented) >= 50
+
+
+def test_the_unseen_set_is_as_large_and_varied_as_promised_and_shares_nothing_with_the_suite():
+    suite, unseen = load_suite(), load_suite(UNSEEN)
+    turns = [t for u in unseen.users for t in u.turns]
+    probes = [p for u in unseen.users for p in u.probes]
+    assert len(unseen.users) >= 14 and len(turns) >= 150 and len(probes) >= 70
+    assert 3 * sum(not p.expect for p in probes) >= len(probes)
+    foreign = [t for t in turns if t.lang != "en"]
+    assert len(foreign) >= 40 and len({t.lang for t in foreign}) >= 8
+    kinds = Counter(t.kind for t in turns)
+    for kind in ["instruction", "goal", "possession", "health", "family", "event", "move", "correction", "long"]:
+        assert kinds[kind] >= 3, kind
+    for kind in ["greeting", "thanks", "question", "hypothetical", "quoted", "code", "other-person", "forget"]:
+        assert kinds[kind] >= 3, kind
+    assert len(unseen.invented) >= 40 and {"answer", "assistant", "untranslated", "greeting"} <= {
+        i.kind for i in unseen.invented
+    }
+    seen = {t.text for u in suite.users for t in u.turns} | {p.text for u in suite.users for p in u.probes}
+    assert not seen & ({t.text for t in turns} | {p.text for p in probes})
 
 
 @pytest.mark.django_db
@@ -81,6 +114,29 @@ def test_the_offline_default_remembers_and_recalls_most_of_the_suite(report):
 
 
 @pytest.mark.django_db
+def test_the_unseen_set_holds_its_floors(unseen):
+    # Measured when the set was written (README "Memory quality"); floors just under them.
+    assert unseen.leaked == 0 and unseen.twins == 0
+    assert unseen.write_recall >= 0.05
+    assert unseen.write_precision >= 0.85
+    assert unseen.false_memory_rate <= 0.15
+    assert unseen.invented_rejection >= 0.45
+    assert unseen.right_first >= 0.01
+    assert unseen.injection_rate <= 0.05
+
+
+@pytest.mark.django_db
+def test_the_unseen_set_is_reported_by_kind_and_language(unseen):
+    by_language = unseen.by("lang")
+    assert len(by_language) >= 9 and sum(g["turns"] for g in by_language.values()) == unseen.turns
+    by_kind = unseen.by("kind", probes=False)
+    assert sum(g["nothing_turns"] for g in by_kind.values()) == sum(
+        not t.facts for u in load_suite(UNSEEN).users for t in u.turns
+    )
+    assert set(unseen.by("kind", turns=False)) == {"direct", "indirect", "instruction", "null", "null-shared-word"}
+
+
+@pytest.mark.django_db
 def test_settings_hold_the_calibrated_thresholds_for_the_local_model(report):
     calibration = calibrate(report)
     assert (report.embedding_model, report.write_gate, report.recall_floor) == (
@@ -102,8 +158,10 @@ def test_the_command_runs_on_a_throwaway_database_and_drops_it(capsys, settings)
     call_command("evaluate_memory", "--json")
 
     figures = json.loads(capsys.readouterr().out)
-    assert figures["leaked"] == 0 and figures["twins"] == 0
-    assert figures["turns"] >= 150 and figures["stored"] > 50
+    assert set(figures) == {"suite", "unseen"}
+    assert figures["suite"]["leaked"] == 0 and figures["suite"]["twins"] == 0
+    assert figures["suite"]["turns"] >= 150 and figures["suite"]["stored"] > 50
+    assert figures["unseen"]["turns"] >= 150 and "ja" in figures["unseen"]["by_language"]
     assert connection.settings_dict["NAME"] == database
     assert not get_user_model().objects.filter(username__startswith=USERNAME_PREFIX).exists()
     with connection.cursor() as cursor:

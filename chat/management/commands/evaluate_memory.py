@@ -16,25 +16,62 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from core.databases import scratch_database
 from eval import calibration as calibrating
 from eval import locomo, quality
-from eval.suite import DEFAULT_SUITE, SuiteError, load_suite
+from eval.suite import DEFAULT_SUITE, UNSEEN, SuiteError, load_suite
 
 
 def _scratch_name() -> str:
     return f"memory_eval_{os.getpid()}"
 
 
+# Tune on the suite, report on the unseen set (eval/README.md).
+SETS = {"suite": DEFAULT_SUITE, "unseen": UNSEEN}
+
+WRITE_COLUMNS = [
+    ("turns", "turns", "{}"),
+    ("write P", "write_precision", "{:.2f}"),
+    ("write R", "write_recall", "{:.2f}"),
+    ("false memories", "false_memories", "{}"),
+    ("turns to skip", "nothing_turns", "{}"),
+    ("wrote anyway", "nothing_turns_written", "{}"),
+]
+READ_COLUMNS = [
+    ("probes", "probes", "{}"),
+    ("right first", "right_first", "{:.2f}"),
+    ("no floor", "right_first_unfloored", "{:.2f}"),
+    ("null probes", "null_probes", "{}"),
+    ("recalled anyway", "null_probes_injected", "{}"),
+]
+
+
+def _cells(figures: dict, columns: list) -> list[str]:
+    return ["-" if figures[key] is None else fmt.format(figures[key]) for _, key, fmt in columns]
+
+
+def _table(rows: list[list[str]]) -> list[str]:
+    """Left-aligned columns, a rule under the header."""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip() for row in rows]
+    return [lines[0], "  ".join("-" * width for width in widths), *lines[1:]]
+
+
 class Command(BaseCommand):
-    help = "Run the labelled suite through remember/recall on a throwaway database and print quality figures."
+    help = (
+        "Run the labelled sets through remember/recall on a scratch database and print quality figures: "
+        "the suite (tuned on) and the unseen set (never tuned on), side by side, by kind and by language."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--suite", type=Path, default=DEFAULT_SUITE, help="suite JSON file")
+        parser.add_argument(
+            "--set", choices=["suite", "unseen", "all"], default="all", help="which labelled set (default: both)"
+        )
+        parser.add_argument("--suite", type=Path, help="run this suite file instead of the named sets")
         parser.add_argument("--json", action="store_true", help="print the figures as JSON")
         parser.add_argument("--details", action="store_true", help="also list misses, false memories and injections")
         parser.add_argument(
-            "--calibrate", action="store_true", help="sweep the write gate and recall floor, write plots"
+            "--calibrate", action="store_true", help="sweep the write gate and recall floor on the suite, write plots"
         )
         parser.add_argument(
-            "--locomo", type=Path, metavar="PATH", help="run a LoCoMo JSON file (not shipped) instead of the suite"
+            "--locomo", type=Path, metavar="PATH", help="run a LoCoMo JSON file (not shipped) instead of the sets"
         )
         parser.add_argument(
             "--plots", type=Path, default=Path(settings.BASE_DIR) / "eval" / "plots", help="folder for the PNG plots"
@@ -44,27 +81,35 @@ class Command(BaseCommand):
         if options["locomo"]:
             self._locomo(options["locomo"], as_json=options["json"])
             return
+        if options["suite"]:
+            paths = {options["suite"].stem: options["suite"]}
+        else:
+            paths = SETS if options["set"] == "all" else {options["set"]: SETS[options["set"]]}
+        if options["calibrate"] and list(paths) == ["unseen"]:
+            raise CommandError("--calibrate tunes on the suite; the unseen set is for reporting only.")
         try:
-            suite = load_suite(options["suite"])
+            suites = {name: load_suite(path) for name, path in paths.items()}
         except SuiteError as exc:
             raise CommandError(str(exc)) from exc
         with scratch_database(_scratch_name()):
-            report = quality.run_suite(suite)
-        calibration = calibrating.calibrate(report) if options["calibrate"] else None
+            reports = {name: quality.run_suite(suite, name=name) for name, suite in suites.items()}
+        tuned = next((report for name, report in reports.items() if name != "unseen"), None)
+        calibration = calibrating.calibrate(tuned) if options["calibrate"] and tuned else None
 
         if options["json"]:
-            data = report.summary()
+            data = {name: report.summary() for name, report in reports.items()}
             if calibration is not None:
                 data["recommended"] = {"write_gate": calibration.gate, "recall_floor": calibration.floor}
             self.stdout.write(json.dumps(data, indent=2))
         else:
-            self._print_table(report)
+            self._print_tables(reports)
             if options["details"]:
-                self._print_details(report)
+                for name, report in reports.items():
+                    self._print_details(name, report)
         if calibration is not None:
-            paths = calibrating.plot_calibration(report, calibration, options["plots"])
+            paths_written = calibrating.plot_calibration(tuned, calibration, options["plots"])
             if not options["json"]:
-                self._print_calibration(report, calibration, paths)
+                self._print_calibration(tuned, calibration, paths_written)
 
     def _locomo(self, path: Path, *, as_json: bool) -> None:
         if not path.is_file():
@@ -100,27 +145,40 @@ class Command(BaseCommand):
             f"{report.skipped_questions} questions skipped (no speaker or category)\n"
         )
         if rows:
-            table = [list(rows[0]), *([str(v) for v in row.values()] for row in rows)]
-            widths = [max(len(str(r[i])) for r in table) for i in range(len(table[0]))]
-            for n, row in enumerate(table):
-                self.stdout.write("  ".join(str(c).ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
-                if n == 0:
-                    self.stdout.write("  ".join("-" * w for w in widths))
+            for line in _table([list(rows[0]), *([str(v) for v in row.values()] for row in rows)]):
+                self.stdout.write(line)
 
-    def _print_table(self, report: quality.Report) -> None:
+    def _print_tables(self, reports: dict[str, quality.Report]) -> None:
+        first = next(iter(reports.values()))
         self.stdout.write(
-            f"{report.users} users, {report.turns} turns, {report.probes} probes, {report.invented} invented facts; "
-            f"embeddings {report.embedding_model}, extraction {report.extractor}, "
-            f"write gate {report.write_gate:.2f}, recall floor {report.recall_floor:.2f}, k {report.k}\n"
+            f"embeddings {first.embedding_model}, extraction {first.extractor}, "
+            f"write gate {first.write_gate:.2f}, recall floor {first.recall_floor:.2f}, k {first.k}"
         )
-        rows = [("measure", "value", "counts"), *report.rows()]
-        widths = [max(len(row[i]) for row in rows) for i in range(3)]
-        for n, row in enumerate(rows):
-            self.stdout.write("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
-            if n == 0:
-                self.stdout.write("  ".join("-" * width for width in widths))
+        for name, report in reports.items():
+            self.stdout.write(
+                f"{name}: {report.users} users, {report.turns} turns, {report.probes} probes, "
+                f"{report.invented} invented and {report.misattributed} misattributed facts"
+            )
+        columns = [report.rows() for report in reports.values()]
+        rows = [["measure", *reports]]
+        for cells in zip(*columns, strict=True):
+            rows.append([cells[0][0], *(f"{value}  {counts}" for _, value, counts in cells)])
+        self.stdout.write("")
+        for line in _table(rows):
+            self.stdout.write(line)
+        for name, report in reports.items():
+            for title, groups, columns in (
+                ("turn kind", report.by("kind", probes=False), WRITE_COLUMNS),
+                ("probe kind", report.by("kind", turns=False), READ_COLUMNS),
+                ("language", report.by("lang"), WRITE_COLUMNS + READ_COLUMNS),
+            ):
+                rows = [[title, *(header for header, _, _ in columns)]]
+                rows += [[group, *_cells(figures, columns)] for group, figures in groups.items()]
+                self.stdout.write(f"\n{name}, by {title}:")
+                for line in _table(rows):
+                    self.stdout.write(line)
 
-    def _print_details(self, report: quality.Report) -> None:
+    def _print_details(self, name: str, report: quality.Report) -> None:
         for title, items in [
             ("Expected facts not stored", report.misses),
             ("Stored facts no turn stated (false memories)", report.false_memory_texts),
@@ -128,7 +186,7 @@ class Command(BaseCommand):
             ("Invented facts the gate let through", report.invented_accepted),
             ("No-memory probes that got a memory", report.injected),
         ]:
-            self.stdout.write(f"\n{title} ({len(items)}):")
+            self.stdout.write(f"\n{name}: {title} ({len(items)}):")
             for item in items:
                 self.stdout.write(f"  {item}")
 
