@@ -259,7 +259,7 @@ class Report:
 
 
 def _extractor_name() -> str:
-    return f"model {settings.LLM_EXTRACT_MODEL}" if settings.LLM_ENABLED else "offline rules"
+    return f"model {settings.LLM_EXTRACT_MODEL}" if settings.LLM_ENABLED else "offline grammar and rules"
 
 
 def _write_pass(suite_user: SuiteUser, user, report: Report) -> set[int]:

@@ -18,6 +18,7 @@ from django.conf import settings
 from django.utils.module_loading import import_string
 
 from core.llm import ModelUnavailable, endpoint_errors, openai_client
+from memoryapp import grammar
 from memoryapp.rules import extract_facts_by_rules
 
 logger = logging.getLogger(__name__)
@@ -95,6 +96,21 @@ def _extract_with_model(text: str) -> list[str]:
     return _parse_model_facts(content)
 
 
+def _extract_offline(text: str, *, limit: int) -> list[str]:
+    """The grammar of an English turn (memoryapp.grammar). The patterns of memoryapp.rules serve a
+    turn in another language, or one the parser could not read, and never a fact that leans on
+    words outside it."""
+    doc = grammar.analyse(text)
+    if grammar.is_forget_request(doc):
+        return []
+    if grammar.looks_english(doc):
+        facts = grammar.extract(doc, limit=limit)
+        if facts or grammar.has_user_clause(doc):
+            return facts
+    found = extract_facts_by_rules(grammar.own_words(text), limit=limit)
+    return [fact for fact in found if not grammar.leans_on_context(fact)]
+
+
 def extract_facts(text: str) -> list[str]:
     """Candidate facts for one user turn, at most MEMORY_MAX_FACTS_PER_TURN, deduplicated."""
     limit = settings.MEMORY_MAX_FACTS_PER_TURN
@@ -104,7 +120,7 @@ def extract_facts(text: str) -> list[str]:
     elif settings.LLM_ENABLED:
         candidates = _extract_with_model(text)
     else:
-        candidates = extract_facts_by_rules(text, limit=limit)
+        candidates = _extract_offline(text, limit=limit)
     unique: list[str] = []
     for fact in candidates:
         if fact not in unique:

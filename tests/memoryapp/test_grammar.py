@@ -1,0 +1,103 @@
+"""The offline extractor reads the grammar of a turn: facts said in passing, in the user's words."""
+
+import pytest
+
+from memoryapp import grammar
+from memoryapp.extraction import extract_facts
+
+
+@pytest.mark.parametrize(
+    ("turn", "facts"),
+    [
+        ("I'm training for the Boston marathon in April.", ["The user is training for the Boston marathon in April."]),
+        ("I drive a 2019 Subaru Outback.", ["The user drives a 2019 Subaru Outback."]),
+        ("I'm left-handed", ["The user is left-handed."]),
+        ("My son Mateo just turned seven.", ["The user's son Mateo is seven."]),
+        ("I use Neovim and write mostly Rust.", ["The user uses Neovim.", "The user writes mostly Rust."]),
+        ("I moved from Berlin to Lisbon last spring.", ["The user lives in Lisbon."]),
+        ("Correction: I'm based in Singapore now, not Shanghai.", ["The user is based in Singapore."]),
+        ("Last Friday I went to a council meeting.", ["The user went to a council meeting last Friday."]),
+        ("Hi I'm Noor, nice to meet you.", ["The user's name is Noor."]),
+        ("Call me Priya, and I'm always in UTC.", ["The user's name is Priya.", "The user's timezone is UTC."]),
+        ("My name's David.", ["The user's name is David."]),
+        (
+            "Please always answer me in Spanish from now on.",
+            ["The user wants the assistant to always answer them in Spanish from now on."],
+        ),
+        ("Please don't use bullet points", ["The user wants the assistant not to use bullet points."]),
+    ],
+)
+def test_statements_become_standalone_third_person_facts(turn, facts):
+    assert extract_facts(turn) == facts
+
+
+@pytest.mark.parametrize(
+    ("turn", "facts"),
+    [
+        (
+            "As a nurse on night shifts, how can I sleep better during the day?",
+            ["The user is a nurse on night shifts."],
+        ),
+        (
+            "Since I'm moving to Toronto in January, what winter coat should I buy?",
+            ["The user is moving to Toronto in January."],
+        ),
+        ("Can you suggest a lens that fits my Fujifilm X-T4?", ["The user has a Fujifilm X-T4."]),
+        (
+            "I ran a half marathon last month and raised $300 for the shelter, any recovery tips?",
+            ["The user ran a half marathon last month.", "The user raised $300 for the shelter."],
+        ),
+        (
+            "By the way, I've kept my grandfather's watch in a drawer since he died, how do I clean it?",
+            ["The user has kept their grandfather's watch in a drawer."],
+        ),
+    ],
+)
+def test_facts_said_in_passing_inside_a_question_or_request_are_kept_and_the_question_is_not(turn, facts):
+    assert extract_facts(turn) == facts
+
+
+@pytest.mark.parametrize(
+    "turn",
+    [
+        "How do I reverse a linked list?",
+        "Write me a haiku about autumn.",
+        "My colleague Dr. Alvarez prefers tea.",
+        "My husband thinks I work too much.",
+        "If I were rich I'd live in Monaco.",
+        "Maybe I'll learn to surf someday.",
+        "I think my neighbour is a spy.",
+        "Imagine I'm a pirate captain.",
+        "My mum always says 'never trust a dry river'.",
+        'He told me "I live in Paris now" and left.',
+        "Here is my code:\n```python\nI = 'live in Lisbon'\n```\nwhy does it fail?",
+        "Why does my query fail when I pass an empty list?",
+        "This is slow: SELECT * FROM orders WHERE status = 'open'; how can I speed it up?",
+        "I love this series.",
+        "I can't stand it.",
+        "I'm so tired today.",
+        "I'm still unpacking boxes.",
+        "Shellfish make me sick, I'm allergic.",
+        "Why does my Rust borrow checker complain about this closure?",
+    ],
+)
+def test_questions_requests_other_people_fancies_quotes_code_and_dangling_words_write_nothing(turn):
+    assert extract_facts(turn) == []
+
+
+@pytest.mark.parametrize(
+    "turn",
+    ["Please forget that I live in Porto.", "Forget what I said about my job.", "Don't remember this, please."],
+)
+def test_a_request_to_forget_writes_nothing(turn):
+    assert grammar.is_forget_request(grammar.analyse(turn))
+    assert extract_facts(turn) == []
+
+
+def test_a_statement_about_forgetting_is_not_a_request():
+    assert not grammar.is_forget_request(grammar.analyse("I always forget my keys."))
+
+
+def test_another_language_falls_back_to_the_multilingual_patterns():
+    assert extract_facts("Ich wohne in Berlin.") == ["The user lives in Berlin."]
+    assert extract_facts("Olá, o meu nome é Inês.") == ["The user's name is Inês."]
