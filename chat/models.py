@@ -47,6 +47,8 @@ class Turn(models.Model):
         QUEUED = "queued", "Queued"
         DONE = "done", "Processed"
         FAILED = "failed", "Failed (can be retried)"
+        WITHHELD = "withheld", "Nothing kept: it carried a secret"
+        FORGET = "forget", "Nothing kept: a request to forget"
         NOT_APPLICABLE = "", "Not a user turn"
 
     role = models.CharField(max_length=16, choices=Role.choices)

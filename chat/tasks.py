@@ -9,6 +9,7 @@ from django.tasks import task
 
 from chat.models import Turn
 from core.llm import ModelUnavailable
+from memoryapp.extraction import declined
 from memoryapp.services import remember
 
 logger = logging.getLogger(__name__)
@@ -25,5 +26,8 @@ def remember_turn(*, user_id: int, turn_id: int) -> int:
         logger.warning("memory write for turn %s failed: %s", turn_id, exc)
         Turn.objects.filter(pk=turn_id, user=user).update(memory_state=Turn.MemoryState.FAILED)
         return 0
-    Turn.objects.filter(pk=turn_id, user=user).update(memory_state=Turn.MemoryState.DONE)
+    state = {"secret": Turn.MemoryState.WITHHELD, "forget": Turn.MemoryState.FORGET}.get(
+        declined(turn.content) or "", Turn.MemoryState.DONE
+    )
+    Turn.objects.filter(pk=turn_id, user=user).update(memory_state=state)
     return written

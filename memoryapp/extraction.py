@@ -18,7 +18,7 @@ from django.conf import settings
 from django.utils.module_loading import import_string
 
 from core.llm import ModelUnavailable, endpoint_errors, openai_client
-from memoryapp import grammar
+from memoryapp import grammar, sensitive
 from memoryapp.rules import extract_facts_by_rules
 
 logger = logging.getLogger(__name__)
@@ -101,14 +101,23 @@ def _extract_offline(text: str, *, limit: int) -> list[str]:
     turn in another language, or one the parser could not read, and never a fact that leans on
     words outside it."""
     doc = grammar.analyse(text)
-    if grammar.is_forget_request(doc):
-        return []
     if grammar.looks_english(doc):
         facts = grammar.extract(doc, limit=limit)
         if facts or grammar.has_user_clause(doc):
             return facts
     found = extract_facts_by_rules(grammar.own_words(text), limit=limit)
     return [fact for fact in found if not grammar.leans_on_context(fact)]
+
+
+def declined(text: str) -> str | None:
+    """Why nothing from this turn may be kept, whatever it says: "secret" when it carries a
+    password, key, card, bank or id number (memoryapp.sensitive), "forget" when it asks to
+    forget or not to remember. None for an ordinary turn."""
+    if sensitive.secret_kind(text):
+        return "secret"
+    if grammar.is_forget_request(grammar.analyse(text)):
+        return "forget"
+    return None
 
 
 def extract_facts(text: str) -> list[str]:

@@ -17,6 +17,7 @@ falls back to the multilingual patterns of `memoryapp.rules`.
 
 from __future__ import annotations
 
+import functools
 import re
 import threading
 from typing import TYPE_CHECKING
@@ -64,8 +65,10 @@ def own_words(text: str) -> str:
     return _NAME_IS.sub(r"\1 is", _LABEL.sub("", text))
 
 
+@functools.lru_cache(maxsize=32)
 def analyse(text: str) -> Doc:
-    """The parse of what the user says in their own voice."""
+    """The parse of what the user says in their own voice. The write path asks twice per turn
+    (is it a request to forget? what does it state?), so the last few parses are kept."""
     return parser()(own_words(text))
 
 
@@ -306,8 +309,13 @@ def _hypothetical(verb: Token) -> bool:
             return True
         if child.dep_ == "advmod" and child.lower_ in _HEDGES:
             return True
-    # A clause under "I think", "my husband says", "imagine": an opinion, a report or a fancy.
-    return any(t.lemma_.lower() in _NOT_A_FACT_VERBS for t in verb.ancestors) or verb.lemma_.lower() in {
+    # A clause under "I think", "my husband says", "imagine": an opinion, a report or a fancy;
+    # but "remember that I live in Lisbon" asks for exactly this clause to be kept.
+    reported = any(
+        t.lemma_.lower() in _NOT_A_FACT_VERBS and not (t.lemma_.lower() in _KEEP_VERBS and _is_imperative(t))
+        for t in verb.ancestors
+    )
+    return reported or verb.lemma_.lower() in {
         "imagine",
         "pretend",
         "suppose",

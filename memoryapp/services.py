@@ -18,9 +18,9 @@ from django.utils import timezone
 from pgvector import Vector
 
 from chat.models import Turn
-from memoryapp import attribution, thresholds
+from memoryapp import attribution, sensitive, thresholds
 from memoryapp.embeddings import get_embedder
-from memoryapp.extraction import clean_fact, extract_facts
+from memoryapp.extraction import clean_fact, declined, extract_facts
 from memoryapp.hashing import content_hash
 from memoryapp.models import Memory, MemoryEvent, MemoryEvidence, MemoryRecall
 from memoryapp.slots import slot_of
@@ -50,6 +50,8 @@ def gate_facts(content: str, facts: list[str]) -> tuple[str, list[GatedFact], li
     kept and rejected.
 
     A fact is kept when
+    0. it carries no secret (a password, key, card, bank or id number) and no contact detail the
+       user did not ask to be remembered (see memoryapp.sensitive);
     1. its cosine similarity to the turn, or to one clause of it, is at or above the write
        gate: a fact the extractor invented scores low against its own source; and
     2. the clause that supports it best is the user speaking about themselves: similarity
@@ -67,6 +69,10 @@ def gate_facts(content: str, facts: list[str]) -> tuple[str, list[GatedFact], li
     kept: list[GatedFact] = []
     rejected: list[GatedFact] = []
     for text, vector in zip(facts, fact_vectors, strict=True):
+        refused = sensitive.refusal(content, text)
+        if refused:
+            rejected.append(GatedFact(text, 0.0, vector, refused))
+            continue
         similarities = source_vectors @ vector
         similarity = float(np.max(similarities))
         if similarity < gate:
@@ -110,7 +116,8 @@ def remember(user: AbstractBaseUser, turn: Turn) -> int:
     """Extract, gate, embed and upsert the durable facts in one user turn.
 
     Returns how many facts were written or refreshed; small talk writes nothing.
-    - Facts come only from the user's own turns, at most two per turn.
+    - Facts come only from the user's own turns, at most two per turn; a turn that carries a
+      secret (memoryapp.sensitive) or asks to forget writes nothing (see `declined`).
     - The gate runs before anything is stored, so an invented fact never reaches the table.
     - Turn, facts and gate sources are embedded in one batched call.
     - The upsert keys on (user, content_hash) among live rows: a restatement refreshes
@@ -126,6 +133,12 @@ def remember(user: AbstractBaseUser, turn: Turn) -> int:
     if turn.user_id != user.pk:
         raise PermissionError("remember() was given a turn that belongs to another user")
     if turn.role != Turn.Role.USER or not turn.content.strip():
+        return 0
+    reason = declined(turn.content)
+    if reason:
+        # Not even sent to an extractor: a turn that carries a secret, or that asks to forget,
+        # writes and refreshes nothing.
+        logger.info("turn %s declined (%s); nothing from it is remembered", turn.pk, reason)
         return 0
 
     facts = extract_facts(turn.content)

@@ -1,0 +1,131 @@
+"""Values a memory must never hold: credentials, payment and bank numbers, government ids.
+
+Whatever the extractor (rules, grammar or a model), a turn that carries such a value writes
+nothing, and a fact that carries one is never stored. Contact details and street addresses are
+kept only when the user asks for them to be remembered ("remember my phone number is ...");
+a phone number mentioned in passing is not a memory.
+
+Detection is by shape (checksums where the format has one: Luhn for cards, mod 97 for IBANs)
+and by the words people use for these values in the languages the app sees. It errs towards
+refusing: a missed memory can be said again, a stored password cannot be unsaid.
+"""
+
+from __future__ import annotations
+
+import re
+
+# What the value is called, in English, Spanish, French, German, Italian, Portuguese, Dutch,
+# Polish, Swedish, Turkish, Russian, Japanese, Chinese and Korean.
+_CREDENTIAL_WORDS = (
+    r"password|passcode|passphrase|pass ?word|pin(?: code| number)?|security code|cvv|cvc|"
+    r"contraseña|clave|mot de passe|code pin|passwort|kennwort|geheimzahl|parola d'ordine|"
+    r"senha|wachtwoord|hasło|haslo|lösenord|losenord|şifre\w*|sifre\w*|пароль|пин-код"
+)
+# Written without spaces around them: the value follows the word or its particle directly.
+_CREDENTIAL_WORDS_CJK = r"パスワード|暗証番号|密码|密碼|비밀번호"
+_KEY_WORDS = r"api[ _-]?key|access[ _-]?key|secret[ _-]?key|private[ _-]?key|auth[ _-]?token|access[ _-]?token|token"
+_ID_WORDS = (
+    r"social security(?: number)?|ssn|national insurance(?: number)?|ni number|passport(?: number| no\.?)?|"
+    r"driver'?s licen[cs]e(?: number)?|tax (?:id|number)|dni|nie|nif|pesel|codice fiscale|"
+    r"numéro de sécurité sociale|personalausweis(?:nummer)?|steuer-?id|cpf|aadhaar|bsn|personnummer"
+)
+_BANK_WORDS = r"account number|routing number|sort code|iban|bic|swift|número de cuenta|numéro de compte|kontonummer"
+
+# A word, then within a few characters a value: "my PIN is 4921", "password: hunter2".
+_LABELLED = re.compile(
+    rf"(?i)\b(?:{_CREDENTIAL_WORDS}|{_KEY_WORDS}|{_ID_WORDS}|{_BANK_WORDS})\b"
+    r"[^\n.?!]{0,24}?(?:\bis\b|\bes\b|\best\b|\bist\b|\bè\b|\bé\b|\bis\b|:|=|-|\s)\s*['\"“]?"
+    r"(?=[^\s'\"”]*[\d@#$%^&*_+=!])[^\s'\"”]{3,}"
+)
+_CREDENTIAL_CJK = re.compile(
+    rf"(?:{_CREDENTIAL_WORDS_CJK})\s*(?:は|是|는|은|:|：)?\s*(?=[\w@#$%^&*!-]*[\d@#$%^&*!])[\w@#$%^&*!-]{{3,}}"
+)
+_TOKENS = re.compile(
+    r"\bsk-[A-Za-z0-9_-]{16,}|\bghp_[A-Za-z0-9]{20,}|\bgithub_pat_[A-Za-z0-9_]{20,}|\bxox[abprs]-[A-Za-z0-9-]{10,}|"
+    r"\bAKIA[0-9A-Z]{16}\b|\bAIza[0-9A-Za-z_-]{30,}|\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.|"
+    r"-----BEGIN [A-Z ]*PRIVATE KEY-----"
+)
+_SSN = re.compile(r"\b\d{3}-\d{2}-\d{4}\b")
+_NI_NUMBER = re.compile(r"\b[A-CEGHJ-PR-TW-Z]{2} ?\d{2} ?\d{2} ?\d{2} ?[A-D]\b")
+_CPF = re.compile(r"\b\d{3}\.\d{3}\.\d{3}-\d{2}\b")
+_AADHAAR = re.compile(r"\b\d{4} \d{4} \d{4}\b")
+_CODICE_FISCALE = re.compile(r"\b[A-Z]{6}\d{2}[A-Z]\d{2}[A-Z]\d{3}[A-Z]\b")
+_CARD = re.compile(r"\b(?:\d[ -]?){12,18}\d\b")
+_IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?\b")
+
+_PHONE = re.compile(r"(?<![\w+.])\+?\d[\d ()-]{7,}\d\b(?!\.\d)")
+_EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+\.[\w.-]+\b")
+_STREET = re.compile(
+    r"\b\d{1,5}[A-Za-z]?,? (?:[A-ZÀ-Þ][A-Za-zÀ-ÿ'-]+ ){1,3}"
+    r"(?i:street|st|road|rd|avenue|ave|lane|ln|drive|dr|boulevard|blvd|way|court|ct|place|pl|square|sq|close|"
+    r"terrace|crescent)\b|\b(?i:calle|rue|via|rua|straße|strasse|ulica) [\wÀ-ÿ' -]{2,40}\d"
+)
+_ASKS_TO_KEEP = re.compile(
+    r"(?i)\b(?:remember|save|store|keep|note|memori[sz]e)\b(?:[^.?!]{0,40})\b(?:my|this|that|it)\b"
+)
+
+
+def _luhn(digits: str) -> bool:
+    total = 0
+    for position, char in enumerate(reversed(digits)):
+        n = int(char)
+        if position % 2:
+            n = n * 2 - 9 if n > 4 else n * 2
+        total += n
+    return total % 10 == 0
+
+
+def _iban_valid(candidate: str) -> bool:
+    compact = candidate.replace(" ", "")
+    if not 15 <= len(compact) <= 34:
+        return False
+    moved = compact[4:] + compact[:4]
+    number = "".join(str(int(c, 36)) for c in moved)
+    return int(number) % 97 == 1
+
+
+def secret_kind(text: str) -> str | None:
+    """The kind of secret value the text carries ("credential", "key", "card", "bank account",
+    "government id"), or None."""
+    if _TOKENS.search(text):
+        return "key"
+    labelled = _LABELLED.search(text) or _CREDENTIAL_CJK.search(text)
+    if labelled:
+        word = labelled.group(0).lower()
+        if re.search(rf"(?i){_KEY_WORDS}", word):
+            return "key"
+        if re.search(rf"(?i){_BANK_WORDS}", word):
+            return "bank account"
+        if re.search(rf"(?i){_ID_WORDS}", word):
+            return "government id"
+        return "credential"
+    for match in _CARD.finditer(text):
+        digits = re.sub(r"\D", "", match.group(0))
+        if 13 <= len(digits) <= 19 and _luhn(digits):
+            return "card"
+    if any(_iban_valid(m.group(0)) for m in _IBAN.finditer(text)):
+        return "bank account"
+    for pattern in (_SSN, _NI_NUMBER, _CPF, _AADHAAR, _CODICE_FISCALE):
+        if pattern.search(text):
+            return "government id"
+    return None
+
+
+def has_contact_details(text: str) -> bool:
+    """A phone number, an email address or a street address."""
+    return bool(_PHONE.search(text) or _EMAIL.search(text) or _STREET.search(text))
+
+
+def asks_to_remember(text: str) -> bool:
+    """ "Remember my phone number is ...", "save this address": the user wants it kept."""
+    return _ASKS_TO_KEEP.search(text) is not None
+
+
+def refusal(turn: str, fact: str) -> str | None:
+    """Why `fact`, extracted from `turn`, must not be stored, or None when it may be."""
+    kind = secret_kind(turn) or secret_kind(fact)
+    if kind:
+        return f"it carries a {kind}"
+    if has_contact_details(fact) and not asks_to_remember(turn):
+        return "contact details the user did not ask to be remembered"
+    return None
