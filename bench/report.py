@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from bench.runner import Results
 
 
@@ -74,19 +72,24 @@ def render(results: Results) -> str:
                     f"| {load_text} |"
                 )
     if results.writes:
-        w: dict[str, Any] = results.writes
         lines += [
             "",
-            "### Write path without the model call: `remember` with a fixed extractor (bench.extractor)",
+            "### Write path without a model call: `remember` with a fixed extractor (bench.extractor), and with "
+            "the offline default (the grammar extractor) on the same turns",
             "",
-            "| turns | facts | turns/s | facts/s | ms per turn (mean; p50 / p95) | of which: embedding (local model) "
-            "| extraction | gate + SQL | turns/s without the embedding |",
-            "|---|---|---|---|---|---|---|---|---|",
-            f"| {w['turns']} | {w['facts']} | {w['turns_per_second']:.0f} | {w['facts_per_second']:.0f} "
-            f"| {w['remember_ms_per_turn']:.2f}; {_ms(w['latency'], 'p50')} / {_ms(w['latency'], 'p95')} "
-            f"| {w['embed_ms_per_turn']:.2f} | {w['extract_ms_per_turn']:.3f} | {w['rest_ms_per_turn']:.2f} "
-            f"| {w['without_embedding_turns_per_second']:.0f} |",
+            "| extractor | turns | facts | turns/s | facts/s | ms per turn (mean; p50 / p95) "
+            "| of which: embedding (local model) | extraction | gate + SQL | turns/s without the embedding |",
+            "|---|---|---|---|---|---|---|---|---|---|",
         ]
+        for w in [results.writes, results.writes_offline]:
+            if w:
+                lines.append(
+                    f"| {w['extractor']} | {w['turns']} | {w['facts']} | {w['turns_per_second']:.0f} "
+                    f"| {w['facts_per_second']:.0f} "
+                    f"| {w['remember_ms_per_turn']:.2f}; {_ms(w['latency'], 'p50')} / {_ms(w['latency'], 'p95')} "
+                    f"| {w['embed_ms_per_turn']:.2f} | {w['extract_ms_per_turn']:.3f} | {w['rest_ms_per_turn']:.2f} "
+                    f"| {w['without_embedding_turns_per_second']:.0f} |"
+                )
     if results.embedding:
         e = results.embedding
         lines += [

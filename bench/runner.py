@@ -60,6 +60,7 @@ class Results:
     recall: list[RecallResult] = field(default_factory=list)
     mem0: dict[str, Any] = field(default_factory=dict)
     writes: dict[str, Any] = field(default_factory=dict)
+    writes_offline: dict[str, Any] = field(default_factory=dict)
     embedding: dict[str, Any] = field(default_factory=dict)
     pages: dict[str, Any] = field(default_factory=dict)
     chat: dict[str, Any] = field(default_factory=dict)
@@ -71,6 +72,7 @@ class Results:
             "recall": [r.as_dict() for r in self.recall],
             "mem0": self.mem0,
             "writes": self.writes,
+            "writes_offline": self.writes_offline,
             "embedding": self.embedding,
             "pages": self.pages,
             "chat": self.chat,
@@ -162,6 +164,9 @@ def run(options: Options) -> Results:
         if options.write_users:
             with scratch_database(WRITE_DATABASE):
                 results.writes = measure_writes(users=options.write_users, progress=options.progress).as_dict()
+                results.writes_offline = measure_writes(
+                    users=options.write_users, progress=options.progress, extractor=""
+                ).as_dict()
         if options.page_requests:
             with scratch_database(PAGES_DATABASE):
                 results.pages = measure_pages(

@@ -6,7 +6,9 @@ facts and extraction costs next to nothing. What `remember` then does is everyth
 model call: embed the turn, its clauses and the facts with the local model (one batch), the
 write gate, and the SQL (advisory lock, paraphrase check, upsert, evidence, commit). Timed
 whole, per turn; the embedding and the extraction inside the same calls are timed by
-stopwatches, so the time without the embedding is measured in the same run, not derived.
+stopwatches, so the time without the embedding is measured in the same run, not derived. A second run uses
+the offline default, the grammar extractor (memoryapp.grammar), on the same turns: what it adds
+is the parser.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ class WriteResult:
     embed_seconds: float
     rows_added: int = 0
     latency: dict[str, float] = field(default_factory=dict)
+    extractor: str = FIXED_EXTRACTOR
 
     @property
     def turns_per_second(self) -> float:
@@ -57,7 +60,7 @@ class WriteResult:
     def as_dict(self) -> dict[str, Any]:
         return {
             **self.__dict__,
-            "extractor": FIXED_EXTRACTOR,
+            "extractor": self.extractor or "offline default (grammar)",
             "turns_per_second": self.turns_per_second,
             "facts_per_second": self.facts_per_second,
             "without_embedding_turns_per_second": self.without_embedding_turns_per_second,
@@ -68,13 +71,18 @@ class WriteResult:
         }
 
 
-def measure_writes(*, users: int, progress: bool = True) -> WriteResult:
-    """`users` writers each state every turn of TURNS once, in one conversation each."""
+def measure_writes(*, users: int, progress: bool = True, extractor: str = FIXED_EXTRACTOR) -> WriteResult:
+    """`users` writers each state every turn of TURNS once, in one conversation each.
+    `extractor` is the MEMORY_EXTRACTOR setting: "" is the offline default."""
     User = get_user_model()
-    get_embedder()  # load the model outside the timings
+    get_embedder()  # load the models outside the timings
+    if not extractor:
+        from memoryapp import grammar
+
+        grammar.parser()
     turns: list[tuple[Any, Turn]] = []
     for n in tqdm(range(users), desc="write: create turns", unit="user", disable=not progress, leave=False):
-        user = User.objects.create(username=f"bench-writer-{n}", password="!")  # noqa: S106 - unusable
+        user = User.objects.create(username=f"bench-writer-{n}-{extractor or 'offline'}", password="!")  # noqa: S106
         conversation = conversation_create(user=user, title="bench")
         for content in TURNS:
             turns.append(
@@ -86,7 +94,7 @@ def measure_writes(*, users: int, progress: bool = True) -> WriteResult:
     samples = []
     buckets = Buckets()
     with (
-        override_settings(MEMORY_EXTRACTOR=FIXED_EXTRACTOR),
+        override_settings(MEMORY_EXTRACTOR=extractor),
         stopwatch(memoryapp.services, "extract_facts", buckets, "extract"),
         stopwatch(get_embedder(), "embed", buckets, "embed"),
     ):
@@ -97,7 +105,14 @@ def measure_writes(*, users: int, progress: bool = True) -> WriteResult:
     # A restatement in other words refreshes an existing memory, so rows added <= facts written.
     rows_added = Memory.objects.count() - before
     return WriteResult(
-        len(turns), facts, sum(samples), buckets["extract"], buckets["embed"], rows_added, percentiles(samples)
+        len(turns),
+        facts,
+        sum(samples),
+        buckets["extract"],
+        buckets["embed"],
+        rows_added,
+        percentiles(samples),
+        extractor,
     )
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -24,6 +25,7 @@ from memoryapp.services import gate_facts, remember
 from memoryapp.thresholds import recall_floor, write_gate
 
 USERNAME_PREFIX = "eval-"
+SAID_AT = datetime(2024, 6, 3, 10, 0, tzinfo=UTC)  # a Monday: when the labelled turns are said
 
 
 @dataclass
@@ -268,6 +270,9 @@ def _write_pass(suite_user: SuiteUser, user, report: Report) -> set[int]:
     turns: list[tuple[Turn, SuiteTurn]] = []
     for suite_turn in suite_user.turns:
         turn = turn_append(user=user, conversation=conversation, role=Turn.Role.USER, content=suite_turn.text)
+        # Every run dates its turns alike, so "last June" is stored as the same month on any day.
+        Turn.objects.filter(pk=turn.pk, user=user).update(created_at=SAID_AT)
+        turn.created_at = SAID_AT
         remember(user, turn)
         turns.append((turn, suite_turn))
 

@@ -12,6 +12,7 @@ import json
 import logging
 import re
 import unicodedata
+from datetime import date
 from typing import Any
 
 from django.conf import settings
@@ -73,14 +74,16 @@ def _parse_model_facts(content: str | None) -> list[str]:
     return facts
 
 
-def _extract_with_model(text: str) -> list[str]:
-
+def _extract_with_model(text: str, said: date | None) -> list[str]:
+    prompt = EXTRACT_PROMPT
+    if said is not None:
+        prompt += f"\nThe message was sent on {said:%A} {said.day} {said:%B %Y}: write relative times as dates."
     client = openai_client()
     try:
         response = client.chat.completions.create(
             model=settings.LLM_EXTRACT_MODEL,
             messages=[
-                {"role": "system", "content": EXTRACT_PROMPT},
+                {"role": "system", "content": prompt},
                 {"role": "user", "content": text},
             ],
             temperature=0,
@@ -96,13 +99,13 @@ def _extract_with_model(text: str) -> list[str]:
     return _parse_model_facts(content)
 
 
-def _extract_offline(text: str, *, limit: int) -> list[str]:
+def _extract_offline(text: str, *, limit: int, said: date | None) -> list[str]:
     """The grammar of an English turn (memoryapp.grammar). The patterns of memoryapp.rules serve a
     turn in another language, or one the parser could not read, and never a fact that leans on
     words outside it."""
     doc = grammar.analyse(text)
     if grammar.looks_english(doc):
-        facts = grammar.extract(doc, limit=limit)
+        facts = grammar.extract(doc, limit=limit, said=said)
         if facts or grammar.has_user_clause(doc):
             return facts
     found = extract_facts_by_rules(grammar.own_words(text), limit=limit)
@@ -120,16 +123,17 @@ def declined(text: str) -> str | None:
     return None
 
 
-def extract_facts(text: str) -> list[str]:
-    """Candidate facts for one user turn, at most MEMORY_MAX_FACTS_PER_TURN, deduplicated."""
+def extract_facts(text: str, *, said: date | None = None) -> list[str]:
+    """Candidate facts for one user turn, at most MEMORY_MAX_FACTS_PER_TURN, deduplicated.
+    `said` is the day of the turn: relative time words ("last Friday") are stored as dates."""
     limit = settings.MEMORY_MAX_FACTS_PER_TURN
     if settings.MEMORY_EXTRACTOR:
         raw = import_string(settings.MEMORY_EXTRACTOR)(text)
         candidates = [fact for fact in (clean_fact(item) for item in (raw if isinstance(raw, list) else [])) if fact]
     elif settings.LLM_ENABLED:
-        candidates = _extract_with_model(text)
+        candidates = _extract_with_model(text, said)
     else:
-        candidates = _extract_offline(text, limit=limit)
+        candidates = _extract_offline(text, limit=limit, said=said)
     unique: list[str] = []
     for fact in candidates:
         if fact not in unique:

@@ -20,7 +20,10 @@ from __future__ import annotations
 import functools
 import re
 import threading
+from datetime import date
 from typing import TYPE_CHECKING
+
+from memoryapp import timewords
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -351,7 +354,36 @@ def _situation(verb: Token, sent: Span) -> bool:
     )
 
 
-def _user_clause(verb: Token, subject: Token, sent: Span) -> str | None:
+def _tense(verb: Token) -> str:
+    auxiliaries = {c.lower_ for c in verb.children if c.dep_ in {"aux", "auxpass"}}
+    if auxiliaries & {"will", "'ll", "’ll", "gonna"} or (verb.tag_ == "VBG" and auxiliaries & {"'m", "am", "are"}):
+        return "future"
+    return "past" if verb.tag_ in {"VBD", "VBN"} or auxiliaries & {"did", "was", "were", "had"} else "present"
+
+
+def _dated(tokens: list[Token], verb: Token, said: date | None) -> tuple[dict[int, str], set[int]]:
+    """Relative time words in the clause, resolved against the day the turn was said: the index
+    of each phrase's first token -> its absolute form, and the indexes of the words it replaces."""
+    if said is None:
+        return {}, set()
+    chosen = {t.i for t in tokens}
+    replacements: dict[int, str] = {}
+    replaced: set[int] = set()
+    for entity in verb.doc.ents:
+        if entity.label_ not in {"DATE", "TIME"} or not all(t.i in chosen for t in entity):
+            continue
+        first = entity[0]
+        head = first.head if first.head.dep_ == "prep" and first.head.i == first.i - 1 else None
+        phrase = (f"{head.text} " if head is not None else "") + entity.text
+        resolved = timewords.resolve(phrase, said, tense=_tense(verb))
+        if resolved:
+            start = head.i if head is not None else first.i
+            replacements[start] = resolved
+            replaced.update(range(start, entity.end))
+    return replacements, replaced
+
+
+def _user_clause(verb: Token, subject: Token, sent: Span, said: date | None = None) -> str | None:
     own_subject = subject.head == verb
     subject_ids = {t.i for t in subject.subtree} if own_subject else set()
     lemma = verb.lemma_.lower()
@@ -418,17 +450,23 @@ def _user_clause(verb: Token, subject: Token, sent: Span) -> str | None:
     # What comes before the subject ("Last Friday I went ...") reads better after the verb phrase.
     start = min(subject_ids) if subject_ids else first_verbal
     leading = [t for t in tokens if t.i < start and t.i not in subject_ids]
+    dates, replaced = _dated(tokens, verb, said)
+
+    def rendered(token: Token, text: str) -> list[Piece]:
+        if token.i in dates:
+            end = max(i for i in replaced if i >= token.i and all(j in replaced for j in range(token.i, i + 1)))
+            return [(dates[token.i], token.doc[end].whitespace_ or " ")]
+        return [] if token.i in replaced else [_piece(token, text)]
+
     pieces: list[Piece] = [("The user", " ")]
     for token in tokens:
         if token.i in subject_ids or token.i < start:
             continue
-        if token.i == first_verbal:
-            pieces.append(_piece(token, _third_person_verb(token)))
-        else:
-            pieces.append(_piece(token, _word(token)))
+        pieces += rendered(token, _third_person_verb(token) if token.i == first_verbal else _word(token))
     if leading:
         pieces[-1] = (pieces[-1][0], " ")
-        pieces += [_piece(t, _word(t).lower() if t.is_sent_start and t.pos_ != "PROPN" else _word(t)) for t in leading]
+        for t in leading:
+            pieces += rendered(t, _word(t).lower() if t.is_sent_start and t.pos_ != "PROPN" else _word(t))
     return _sentence(pieces)
 
 
@@ -544,7 +582,7 @@ def _owned_product(sent: Span) -> str | None:
     return None
 
 
-def extract(doc: Doc, *, limit: int = 2) -> list[str]:
+def extract(doc: Doc, *, limit: int = 2, said: date | None = None) -> list[str]:
     """Durable facts the user states about themselves in a parsed turn, at most `limit`, in order."""
     if is_forget_request(doc):
         return []
@@ -575,7 +613,7 @@ def extract(doc: Doc, *, limit: int = 2) -> list[str]:
             users = [subject, *(c for c in subject.conjuncts)]
             if any(_user_pronoun(t) for t in users):
                 add(_as_role(verb, subject))
-                add(_user_clause(verb, subject, sent))
+                add(_user_clause(verb, subject, sent, said))
                 if subject.lemma_.lower() in RELATIONS:
                     for fact in _relation_facts(subject, verb):
                         add(fact)

@@ -141,7 +141,7 @@ def remember(user: AbstractBaseUser, turn: Turn) -> int:
         logger.info("turn %s declined (%s); nothing from it is remembered", turn.pk, reason)
         return 0
 
-    facts = extract_facts(turn.content)
+    facts = extract_facts(turn.content, said=turn.created_at.date())
     if not facts:
         return 0
     model_name, kept, rejected = gate_facts(turn.content, facts)

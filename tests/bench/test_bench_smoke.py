@@ -111,3 +111,9 @@ def test_the_chat_benchmark_answers_logs_and_remembers_every_turn():
     assert result.queries["question"] > 0 and result.queries["statement"] > result.queries["question"]
     sample = result.samples[0]
     assert sample["total"] >= sample["recall"] + sample["remember"]
+
+
+def test_the_write_benchmark_also_runs_the_offline_default_extractor():
+    result = measure_writes(users=1, progress=False, extractor="")
+    assert result.turns == len(TURNS) and result.facts > 0
+    assert result.extract_seconds > 0 and result.as_dict()["extractor"] == "offline default (grammar)"

@@ -1,5 +1,7 @@
 """The offline extractor reads the grammar of a turn: facts said in passing, in the user's words."""
 
+from datetime import UTC, date, datetime
+
 import pytest
 
 from memoryapp import grammar
@@ -101,3 +103,31 @@ def test_a_statement_about_forgetting_is_not_a_request():
 def test_another_language_falls_back_to_the_multilingual_patterns():
     assert extract_facts("Ich wohne in Berlin.") == ["The user lives in Berlin."]
     assert extract_facts("Olá, o meu nome é Inês.") == ["The user's name is Inês."]
+
+
+@pytest.mark.parametrize(
+    ("turn", "facts"),
+    [
+        ("Last Friday I went to a council meeting.", ["The user went to a council meeting on 5 May 2023."]),
+        ("We got married last June in Accra.", ["The user got married in June 2022 in Accra."]),
+        ("I started painting two years ago.", ["The user started painting in 2021."]),
+        ("I'm moving to Toronto in January.", ["The user is moving to Toronto in January 2024."]),
+        ("I've lived here for three years.", ["The user has lived here for three years."]),
+    ],
+)
+def test_relative_time_words_become_the_dates_they_meant_when_the_turn_was_said(turn, facts):
+    assert extract_facts(turn, said=date(2023, 5, 8)) == facts  # a Monday
+
+
+@pytest.mark.django_db
+def test_a_fact_is_dated_by_its_turn_in_the_write_path(alice):
+    from chat.models import Turn
+    from memoryapp.models import Memory
+    from memoryapp.services import remember
+    from tests.factories import user_turn
+
+    turn = user_turn(alice, "I went to the support group yesterday.")
+    Turn.objects.filter(pk=turn.pk).update(created_at=datetime(2023, 5, 8, 13, 56, tzinfo=UTC))
+    turn.refresh_from_db()
+    assert remember(alice, turn) == 1
+    assert Memory.objects.get(user=alice).text == "The user went to the support group on 7 May 2023."

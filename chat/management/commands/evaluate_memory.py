@@ -73,13 +73,14 @@ class Command(BaseCommand):
         parser.add_argument(
             "--locomo", type=Path, metavar="PATH", help="run a LoCoMo JSON file (not shipped) instead of the sets"
         )
+        parser.add_argument("--samples", type=int, metavar="N", help="with --locomo: only the first N samples")
         parser.add_argument(
             "--plots", type=Path, default=Path(settings.BASE_DIR) / "eval" / "plots", help="folder for the PNG plots"
         )
 
     def handle(self, *args, **options) -> None:
         if options["locomo"]:
-            self._locomo(options["locomo"], as_json=options["json"])
+            self._locomo(options["locomo"], as_json=options["json"], samples=options["samples"])
             return
         if options["suite"]:
             paths = {options["suite"].stem: options["suite"]}
@@ -111,42 +112,51 @@ class Command(BaseCommand):
             if not options["json"]:
                 self._print_calibration(tuned, calibration, paths_written)
 
-    def _locomo(self, path: Path, *, as_json: bool) -> None:
+    def _locomo(self, path: Path, *, as_json: bool, samples: int | None) -> None:
         if not path.is_file():
             raise CommandError(f"{path}: no such file")
         with scratch_database(_scratch_name()):
-            report = locomo.run_locomo(path)
+            report = locomo.run_locomo(path, samples=samples, progress=not as_json)
+        everything = locomo.LocomoCategory()
+        for stats in report.categories.values():
+            everything.questions += stats.questions
+            everything.evidence += stats.evidence
+            for k in locomo.LOCOMO_KS:
+                everything.found[k] += stats.found[k]
+                everything.found_bm25[k] += stats.found_bm25[k]
         rows = []
-        for number, stats in sorted(report.categories.items()):
-            row = {
-                "category": f"{number} {locomo.LOCOMO_CATEGORIES[number]}",
-                "questions": stats.questions,
-                "evidence turns": stats.evidence,
-                **{f"evidence@{k}": round(stats.evidence_recall(k), 3) for k in locomo.LOCOMO_KS},
-                "other speaker recalled": stats.other_speaker_recalled if number == 5 else "",
-            }
-            rows.append(row)
-        if as_json:
-            self.stdout.write(
-                json.dumps(
-                    {
-                        "samples": report.samples,
-                        "turns": report.turns,
-                        "memories": report.memories,
-                        "skipped_questions": report.skipped_questions,
-                        "categories": rows,
-                    },
-                    indent=2,
-                )
+        for name, stats in [
+            *((f"{n} {locomo.LOCOMO_CATEGORIES[n]}", s) for n, s in sorted(report.categories.items())),
+            ("all", everything),
+        ]:
+            rows.append(
+                {
+                    "category": name,
+                    "questions": stats.questions,
+                    "evidence turns": stats.evidence,
+                    **{f"memory@{k}": round(stats.evidence_recall(k), 3) for k in locomo.LOCOMO_KS},
+                    **{f"bm25@{k}": round(stats.evidence_recall(k, bm25=True), 3) for k in locomo.LOCOMO_KS},
+                    "other speaker recalled": stats.other_speaker_recalled if name.startswith("5 ") else "",
+                }
             )
+        summary = {
+            "samples": report.samples,
+            "turns": report.turns,
+            "turns_that_wrote": report.turns_that_wrote,
+            "memories": report.memories,
+            "skipped_questions": report.skipped_questions,
+        }
+        if as_json:
+            self.stdout.write(json.dumps({**summary, "categories": rows}, indent=2))
             return
         self.stdout.write(
-            f"{report.samples} samples, {report.turns} turns, {report.memories} memories, "
-            f"{report.skipped_questions} questions skipped (no speaker or category)\n"
+            f"{report.samples} samples, {report.turns} turns ({report.turns_that_wrote} wrote a memory), "
+            f"{report.memories} memories, {report.skipped_questions} questions skipped (no speaker or category)\n"
+            "memory@k: evidence turns in the provenance of the top k recalled memories; "
+            "bm25@k: in the top k raw turns by BM25\n"
         )
-        if rows:
-            for line in _table([list(rows[0]), *([str(v) for v in row.values()] for row in rows)]):
-                self.stdout.write(line)
+        for line in _table([list(rows[0]), *([str(v) for v in row.values()] for row in rows)]):
+            self.stdout.write(line)
 
     def _print_tables(self, reports: dict[str, quality.Report]) -> None:
         first = next(iter(reports.values()))
