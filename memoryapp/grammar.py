@@ -156,9 +156,20 @@ def _user_pronoun(token: Token) -> bool:
     return token.pos_ == "PRON" and token.lower_ in {"i", "we"}
 
 
+def _opens_sentence(verb: Token) -> bool:
+    """Nothing but "please", interjections and punctuation before the verb in its sentence."""
+    return all(
+        t.pos_ in {"INTJ", "PUNCT"}
+        or t.lower_ in {"please", "so", "and"}
+        or (t.head == verb and t.dep_ in {"aux", "auxpass", "neg", "advmod"})
+        for t in verb.sent
+        if t.i < verb.i
+    )
+
+
 def _is_imperative(verb: Token) -> bool:
     return (
-        verb.dep_ == "ROOT"
+        (verb.dep_ == "ROOT" or _opens_sentence(verb))
         and verb.tag_ == "VB"
         and not any(c.dep_ in {"nsubj", "nsubjpass"} and c.lower_ != "you" for c in verb.children)
         and not any(c.dep_ == "aux" and c.lower_ not in {"do", "please", "don't"} for c in verb.children)
@@ -217,13 +228,20 @@ def _third_person_verb(token: Token) -> str:
     }
     if lower in irregular:
         return irregular[lower]
-    if token.tag_ not in {"VBP", "VB"}:
+    if token.tag_ == "VBG" and not any(c.dep_ in {"aux", "auxpass"} for c in token.children):
+        token_text = token.lemma_  # "..., mostly shooting on a Nikon" -> "shoots"
+    elif token.tag_ not in {"VBP", "VB"}:
         return token.text
+    else:
+        token_text = token.text
+    lower = token_text.lower()
+    if lower in irregular:
+        return irregular[lower]
     if re.search(r"(?:s|sh|ch|x|z|o)$", lower):
-        return token.text + "es"
+        return token_text + "es"
     if re.search(r"[^aeiou]y$", lower):
-        return token.text[:-1] + "ies"
-    return token.text + "s"
+        return token_text[:-1] + "ies"
+    return token_text + "s"
 
 
 def _word(token: Token) -> str:
@@ -246,6 +264,7 @@ def _sentence(pieces: list[Piece]) -> str:
     """Join the pieces with their own spacing into one sentence: capital first, full stop last."""
     text = "".join(word + space for word, space in pieces if word)
     text = re.sub(r"\s*,(?:\s*,)+", ",", text)
+    text = re.sub(r"\b(does|do|is|are|was|were|has|have|had|will|would|did|could)not\b", r"\1 not", text)
     text = re.sub(r"\s+([,.;:!?%)])", r"\1", text)
     text = " ".join(text.split()).strip(" ,;:-")
     if not text:
@@ -270,6 +289,9 @@ def _clause_tokens(verb: Token, drop: set[int]) -> list[Token]:
                 removed.update(t.i for t in child.subtree)
             elif child.dep_ == "prep" and child.lower_ == "as":  # "As a nurse, ..." is a fact of its own
                 removed.update(t.i for t in child.subtree)
+    for token in verb.subtree:
+        if token.dep_ == "relcl" and token.i not in removed:  # "a bike that I take on the train"
+            removed.update(t.i for t in token.subtree)
     tokens = [t for t in verb.subtree if t.i not in removed]
     while tokens and (tokens[-1].is_punct or tokens[-1].lower_ in _FILLERS | {"too", "lol", "haha"}):
         tokens.pop()
@@ -300,7 +322,7 @@ def _has_content(tokens: list[Token], verb: Token, subject_ids: set[int]) -> boo
     )
 
 
-def _hypothetical(verb: Token) -> bool:
+def _hypothetical(verb: Token, *, reported: bool = True) -> bool:
     """ "If I were rich", "I'd live in Monaco", "imagine I'm a pirate"."""
     head = verb
     while head.dep_ == "conj":
@@ -314,11 +336,11 @@ def _hypothetical(verb: Token) -> bool:
             return True
     # A clause under "I think", "my husband says", "imagine": an opinion, a report or a fancy;
     # but "remember that I live in Lisbon" asks for exactly this clause to be kept.
-    reported = any(
+    under = reported and any(
         t.lemma_.lower() in _NOT_A_FACT_VERBS and not (t.lemma_.lower() in _KEEP_VERBS and _is_imperative(t))
         for t in verb.ancestors
     )
-    return reported or verb.lemma_.lower() in {
+    return under or verb.lemma_.lower() in {
         "imagine",
         "pretend",
         "suppose",
@@ -448,7 +470,7 @@ def _user_clause(verb: Token, subject: Token, sent: Span, said: date | None = No
     auxiliaries = [c for c in verb.children if c.dep_ in {"aux", "auxpass"} and c.i < verb.i]
     first_verbal = min([c.i for c in auxiliaries] + [verb.i])
     # What comes before the subject ("Last Friday I went ...") reads better after the verb phrase.
-    start = min(subject_ids) if subject_ids else first_verbal
+    start = min(subject_ids) if subject_ids else min(t.i for t in tokens)
     leading = [t for t in tokens if t.i < start and t.i not in subject_ids]
     dates, replaced = _dated(tokens, verb, said)
 
@@ -582,11 +604,35 @@ def _owned_product(sent: Span) -> str | None:
     return None
 
 
+def _elliptical(verb: Token, sent: Span, said: date | None) -> str | None:
+    """A past-tense sentence with its "I" left out: "Got promoted to team lead in October."."""
+    # The parser may hang the sentence under a later clause ("..., still can't believe it"):
+    # what that clause thinks does not make this one a report.
+    if (
+        _hypothetical(verb, reported=False)
+        or sent.text.rstrip().endswith("?")
+        or verb.lemma_.lower() in _NOT_A_FACT_VERBS
+    ):
+        return None
+    tokens = _clause_tokens(verb, set())
+    if len(tokens) > 24 or _dangles(tokens, set()) or not _has_content(tokens, verb, set()):
+        return None
+    dates, replaced = _dated(tokens, verb, said)
+    pieces: list[Piece] = [("The user", " ")]
+    for token in tokens:
+        if token.i in dates:
+            pieces.append((dates[token.i], " "))
+        elif token.i not in replaced:
+            pieces.append(_piece(token, _word(token).lower() if token.is_sent_start else _word(token)))
+    return _sentence(pieces)
+
+
 def extract(doc: Doc, *, limit: int = 2, said: date | None = None) -> list[str]:
     """Durable facts the user states about themselves in a parsed turn, at most `limit`, in order."""
     if is_forget_request(doc):
         return []
     facts: list[str] = []
+    named: set[int] = set()  # relations whose name and age were taken
 
     def add(fact: str | None) -> None:
         if fact and fact not in facts and len(fact) <= 300:
@@ -598,8 +644,20 @@ def extract(doc: Doc, *, limit: int = 2, said: date | None = None) -> list[str]:
             if verb.pos_ not in {"VERB", "AUX"} or verb.dep_ in {"aux", "auxpass", "relcl", "amod", "acl"}:
                 continue
             subjects = [c for c in verb.children if c.dep_ in {"nsubj", "nsubjpass"}]
-            if not subjects and verb.dep_ == "conj":
+            pleaded = any(c.lower_ in {"please", "pls"} for c in verb.children)
+            if not subjects and verb.dep_ == "conj" and not pleaded:  # "..., so please skip ..." asks
                 subjects = [c for c in verb.head.children if c.dep_ in {"nsubj", "nsubjpass"}]
+            if not subjects and verb.dep_ == "advcl" and verb.tag_ == "VBG" and not _situation(verb, sent):
+                # "I'm a photographer, mostly shooting on a Nikon Z6": the user does the shooting.
+                subjects = [c for c in verb.head.children if c.dep_ == "nsubj" and _user_pronoun(c)]
+            if (
+                not subjects
+                and verb.dep_ in {"ROOT", "advcl"}
+                and verb.tag_ in {"VBD", "VBN"}
+                and _opens_sentence(verb)
+            ):
+                add(_elliptical(verb, sent, said))  # "Got promoted to team lead in October."
+                continue
             if not subjects:
                 add(_instruction(verb, sent))
                 continue
@@ -614,13 +672,18 @@ def extract(doc: Doc, *, limit: int = 2, said: date | None = None) -> list[str]:
             if any(_user_pronoun(t) for t in users):
                 add(_as_role(verb, subject))
                 add(_user_clause(verb, subject, sent, said))
-                if subject.lemma_.lower() in RELATIONS:
+                if subject.lemma_.lower() in RELATIONS and subject.i not in named:
+                    named.add(subject.i)
                     for fact in _relation_facts(subject, verb):
                         add(fact)
             elif any(c.dep_ == "poss" and c.lower_ in {"my", "our"} for c in subject.children):
                 if subject.lemma_.lower() in RELATIONS or subject.ent_type_ == "PERSON":
-                    for fact in _relation_facts(subject, verb):
-                        add(fact)
+                    # One fact per relation however many clauses it has: "My partner, Theo, is 34
+                    # and works in theatre lighting" names Theo once.
+                    if subject.i not in named:
+                        named.add(subject.i)
+                        for fact in _relation_facts(subject, verb):
+                            add(fact)
                 elif subject.lemma_.lower() == "name":
                     named = [c for c in verb.children if c.dep_ == "attr" and c.pos_ == "PROPN"]
                     if named:

@@ -117,16 +117,15 @@ def test_the_offline_default_remembers_and_recalls_most_of_the_suite(report):
 @pytest.mark.django_db
 def test_the_unseen_set_holds_its_floors(unseen):
     # Floors just under the figures measured with the grammar extractor (README "Memory quality").
-    # Writing seven times as many memories as the rules did made two things worse: two facts are
-    # stored twice in other words, and 5 of 34 probes that need nothing now find something.
-    assert unseen.leaked == 0
-    assert unseen.twins <= 2
-    assert unseen.write_recall >= 0.35
-    assert unseen.write_precision >= 0.86
-    assert unseen.false_memory_rate <= 0.13
+    # Storing seven times as many memories as the rules did made one figure worse: 6 of 34
+    # probes that need nothing now find something (one cosine floor cannot tell need from chance).
+    assert unseen.leaked == 0 and unseen.twins == 0
+    assert unseen.write_recall >= 0.39
+    assert unseen.write_precision >= 0.87
+    assert unseen.false_memory_rate <= 0.12
     assert unseen.invented_rejection >= 0.45
-    assert unseen.right_first >= 0.20
-    assert unseen.injection_rate <= 0.15
+    assert unseen.right_first >= 0.26
+    assert unseen.injection_rate <= 0.18
 
 
 @pytest.mark.django_db

@@ -27,6 +27,24 @@ from memoryapp.extraction import extract_facts
             ["The user wants the assistant to always answer them in Spanish from now on."],
         ),
         ("Please don't use bullet points", ["The user wants the assistant not to use bullet points."]),
+        (
+            "Got promoted to team lead in October, still getting used to it.",
+            ["The user got promoted to team lead in October."],
+        ),
+        (
+            "I'm a landscape photographer, mostly shooting on a Nikon Z6.",
+            ["The user is a landscape photographer.", "The user mostly shoots on a Nikon Z6."],
+        ),
+        (
+            "I own a 2014 Brompton folding bike that I take on the train.",
+            ["The user owns a 2014 Brompton folding bike."],
+        ),
+        ("I don't drink alcohol, so please skip the wine pairings.", ["The user does not drink alcohol."]),
+        ("My partner, Theo, is 34 and works in theatre lighting.", ["The user's partner Theo is 34."]),
+        (
+            "Please stop suggesting recipes with coriander, I can't stand the stuff.",
+            ["The user wants the assistant to stop suggesting recipes with coriander."],
+        ),
     ],
 )
 def test_statements_become_standalone_third_person_facts(turn, facts):
