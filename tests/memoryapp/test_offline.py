@@ -1,5 +1,6 @@
 import socket
 
+import numpy as np
 import pytest
 
 from memoryapp.embeddings import get_embedder
@@ -56,3 +57,13 @@ def test_endpoint_embeddings_are_used_and_kept_apart_from_local_ones(alice, fake
     assert [r.memory.pk for r in recall(alice, "Which city do I live in?")] == [memory.pk]
     settings.EMBEDDING_MODEL = "local"
     assert recall(alice, "Which city do I live in?", min_sim=-1.0) == []
+
+
+def test_the_multilingual_local_embedder_puts_a_fact_near_the_turn_in_another_language(settings):
+    settings.EMBEDDING_MODEL = "local-multilingual"
+    embedder = get_embedder()
+    vectors = embedder.embed(["Soy arquitecta.", "The user is an architect.", "The user lives in Lisbon."])
+    assert embedder.name == "use-multilingual-v3" and vectors.shape == (3, 512)
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    architect, lisbon = vectors[0] @ vectors[1], vectors[0] @ vectors[2]
+    assert architect > 0.4 > lisbon
