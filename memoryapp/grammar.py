@@ -23,7 +23,7 @@ import threading
 from datetime import date
 from typing import TYPE_CHECKING
 
-from memoryapp import timewords
+from memoryapp import attribution, timewords
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -97,13 +97,9 @@ FAMILY = frozenset(
     "grandson granddaughter cousin aunt uncle niece nephew twin stepson stepdaughter dog cat pet puppy kitten "
     "parrot rabbit horse".split()
 )
-RELATIONS = frozenset(
-    "wife husband partner spouse fiance fiancé fiancee fiancée boyfriend girlfriend son daughter kid child "
-    "baby brother sister sibling mother mom mum father dad parent grandmother grandfather grandma grandpa "
-    "grandson granddaughter cousin aunt uncle niece nephew twin friend colleague coworker boss manager lead "
-    "ceo cto founder roommate flatmate housemate neighbour neighbor teacher doctor dentist therapist client "
-    "customer landlord mentor student classmate teammate ex family team".split()
-)
+# Anyone the user relates to: a clause about them is theirs, not the user's (memoryapp.attribution).
+RELATIONS = frozenset(attribution.RELATIONS) | {"twin", "fiancee"}
+
 # Verbs of thinking, saying and wanting: what follows is an opinion, a report or a wish, not a fact.
 _NOT_A_FACT_VERBS = frozenset(
     "think guess suppose wonder hope wish mean know remember forget say tell ask need want try see hear feel "
