@@ -9,6 +9,7 @@ from django.urls import reverse
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_serializer
 from rest_framework import generics, serializers, status
 from rest_framework.authtoken.views import ObtainAuthToken
+from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -17,7 +18,14 @@ from chat.forms import TurnForm
 from chat.selectors import conversation_get, conversation_list, conversation_turns, turn_views, user_turn_get
 from chat.serializers import ConversationSerializer, TurnSerializer
 from chat.services import ReplyOutcome, chat_reply, chat_user_turn, conversation_create, conversation_delete
-from core.api import NO_SUCH_PAGE, TOO_MANY, DetailSerializer, FormCheckedTextField, StrictCharField
+from core.api import (
+    NO_SUCH_PAGE,
+    TOO_MANY,
+    BoundedJSONParser,
+    DetailSerializer,
+    FormCheckedTextField,
+    StrictCharField,
+)
 from core.ratelimit import ChatThrottle, LoginThrottle
 
 NOT_FOUND = OpenApiResponse(DetailSerializer, description="No such conversation among the caller's own.")
@@ -180,6 +188,8 @@ class TokenObtainApi(ObtainAuthToken):
     Limited like sign-ins, per address."""
 
     throttle_classes = [LoginThrottle]
+    # ObtainAuthToken names its own parsers; these are the project's, with the JSON depth bound.
+    parser_classes = [BoundedJSONParser, FormParser, MultiPartParser]
 
     @extend_schema_serializer(component_name="Token")
     class OutputSerializer(serializers.Serializer):

@@ -1,14 +1,18 @@
-"""Pieces every REST API of the project shares: strict text fields and the common error answers."""
+"""Pieces every REST API of the project shares: strict text fields, the common error answers, a
+JSON parser with a depth bound."""
 
 from __future__ import annotations
 
+import io
 from typing import Any
 
 from django import forms
 from django.core.validators import ProhibitNullCharactersValidator
 from drf_spectacular.utils import OpenApiResponse
 from rest_framework import serializers
+from rest_framework.exceptions import ParseError
 from rest_framework.fields import empty
+from rest_framework.parsers import JSONParser
 
 
 class StrictCharField(serializers.CharField):
@@ -52,3 +56,52 @@ NO_SUCH_PAGE = OpenApiResponse(DetailSerializer, description="No such page: past
 TOO_MANY = OpenApiResponse(
     DetailSerializer, description="Rate limited: too many requests; the Retry-After header says when to try again."
 )
+
+
+MAX_JSON_DEPTH = 64
+
+_BAD_REQUEST = "Bad request: a NUL character in the path or query string, or malformed input."
+
+
+def document_bad_request(result: dict, **kwargs: Any) -> dict:
+    """drf-spectacular postprocessing hook: any operation can answer 400 (core.middleware.RejectNulMiddleware
+    runs before every view), so every operation documents it."""
+    for path in result.get("paths", {}).values():
+        for operation in path.values():
+            if isinstance(operation, dict) and "responses" in operation:
+                operation["responses"].setdefault("400", {"description": _BAD_REQUEST})
+    return result
+
+
+class BoundedJSONParser(JSONParser):
+    """DRF's JSON parser, refusing nesting deeper than MAX_JSON_DEPTH with a 400 before parsing:
+    Python's decoder would otherwise recurse until RecursionError, a 500."""
+
+    def parse(self, stream, media_type=None, parser_context=None):
+        body = stream.read() if stream is not None else b""
+        if _too_deep(body):
+            raise ParseError(f"JSON parse error - nested more than {MAX_JSON_DEPTH} levels deep.")
+        return super().parse(io.BytesIO(body), media_type, parser_context)
+
+
+def _too_deep(body: bytes) -> bool:
+    if body.count(b"[") + body.count(b"{") <= MAX_JSON_DEPTH:
+        return False
+    depth, in_string, escaped = 0, False, False
+    for byte in body:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif byte == 0x5C:  # backslash
+                escaped = True
+            elif byte == 0x22:  # quote
+                in_string = False
+        elif byte == 0x22:
+            in_string = True
+        elif byte in (0x5B, 0x7B):  # [ {
+            depth += 1
+            if depth > MAX_JSON_DEPTH:
+                return True
+        elif byte in (0x5D, 0x7D):  # ] }
+            depth -= 1
+    return False

@@ -39,7 +39,8 @@ def hit(key: str, *, limit: int, period: int) -> Decision:
     now = time.time()
     start = int(now) // period * period
     with connection.cursor() as cursor:
-        cursor.execute(_HIT, [key[:200], datetime.fromtimestamp(start, tz=UTC)])
+        # A key is built from what the client sent (a username): PostgreSQL refuses a NUL in text.
+        cursor.execute(_HIT, [key.replace("\x00", "")[:200], datetime.fromtimestamp(start, tz=UTC)])
         (count,) = cursor.fetchone()
     return Decision(allowed=count <= limit, retry_after=max(1, int(start + period - now)))
 

@@ -1,0 +1,29 @@
+"""Request checks that hold for every view."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from urllib.parse import unquote_to_bytes
+
+from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
+
+
+class RejectNulMiddleware:
+    """A 400 for a NUL byte in the path or the query string.
+
+    PostgreSQL cannot store or compare text with a NUL in it, so such a value would fail in the
+    first query that met it (a search, a lookup by id) with a 500. No view is meant to see it;
+    none does. Form fields and JSON strings are checked by their fields, with their own message.
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        query = unquote_to_bytes(request.META.get("QUERY_STRING", "").replace("+", " "))
+        if "\x00" in request.path or b"\x00" in query:
+            return HttpResponseBadRequest(
+                "The request contains a NUL character, which no text here may contain.",
+                content_type="text/plain; charset=utf-8",
+            )
+        return self.get_response(request)
