@@ -10,6 +10,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Max
+from django.shortcuts import get_object_or_404
 
 from chat import assistant, prompting
 from chat.models import Conversation, Turn
@@ -44,7 +45,8 @@ def turn_append(
     the conversation row, so each gets a distinct seq and none is lost. The new turn's
     `conversation` is the conversation as this append left it (its title comes from its
     first user turn); the caller's object is left as it was."""
-    locked = Conversation.objects.select_for_update().get(pk=conversation.pk, user=user)
+    # The conversation may have been deleted since the caller looked it up: a 404, not a 500.
+    locked = get_object_or_404(Conversation.objects.select_for_update(), pk=conversation.pk, user=user)
     last = Turn.objects.filter(conversation=locked, user=user).aggregate(last=Max("seq"))["last"] or 0
     turn = Turn.objects.create(
         conversation=locked,
@@ -168,7 +170,7 @@ def chat_reply(*, user: AbstractBaseUser, user_turn: Turn) -> ReplyOutcome:
     if existing is not None:
         return ReplyOutcome(user_turn=user_turn, reply=existing)
 
-    conversation = Conversation.objects.get(pk=user_turn.conversation_id, user=user)
+    conversation = get_object_or_404(Conversation, pk=user_turn.conversation_id, user=user)
     recalled = _recall_safely(user, user_turn.content)
     outcome = ReplyOutcome(user_turn=user_turn, recalled=recalled)
     try:
@@ -233,7 +235,7 @@ def conversation_delete(*, user: AbstractBaseUser, conversation: Conversation, f
     (memoryapp.services.memory_detach_conversation), then its turns and the conversation go
     by explicit deletes rather than a cascade that would select rows by id alone.
     """
-    locked = Conversation.objects.select_for_update().get(pk=conversation.pk, user=user)
+    locked = get_object_or_404(Conversation.objects.select_for_update(), pk=conversation.pk, user=user)
     forgotten = memory_detach_conversation(user=user, conversation_id=locked.pk, forget_learned=forget_memories)
     with connection.cursor() as cursor:
         cursor.execute(

@@ -85,3 +85,17 @@ def test_forgetting_what_was_learned_takes_the_same_statements_for_one_memory_or
     assert (forgotten_many, forgotten_one) == (4, 1)
     assert statements_many == statements_one
     assert not Memory.objects.filter(user=alice, deleted_at__isnull=True).exists()
+
+
+def test_a_turn_posted_to_a_conversation_deleted_meanwhile_is_a_404_not_a_500(alice):
+    from django.http import Http404
+
+    from chat.services import chat_user_turn, conversation_delete
+
+    conversation = chat(alice, "I live in Lisbon.")
+    looked_up = Conversation.objects.get(pk=conversation.pk)  # what the view fetched before the delete
+    conversation_delete(user=alice, conversation=conversation)
+    with pytest.raises(Http404):
+        chat_user_turn(user=alice, conversation=looked_up, content="Are you there?")
+    with pytest.raises(Http404):
+        conversation_delete(user=alice, conversation=looked_up)
