@@ -131,4 +131,20 @@ class SearchThrottle(PostgresThrottle):
 
 
 class LoginThrottle(PostgresThrottle):
+    """Credential requests count against the account they name and the address they come from,
+    whoever the caller is: a caller with a token of their own still guesses against the same
+    per-username budget as anyone else."""
+
     scope = "login"
+
+    def allow_request(self, request, view) -> bool:
+        if request.method not in self.methods:
+            return True
+        limit, period, _ = settings.RATE_LIMITS[self.scope]
+        username = request.data.get("username") if hasattr(request.data, "get") else None
+        keys = [by_ip(request)]
+        if isinstance(username, str) and username.strip():
+            keys.insert(0, f"username:{username.strip().lower()}")
+        decisions = [hit(f"{self.scope}:{key}", limit=limit, period=period) for key in keys]
+        self._wait = max(d.retry_after for d in decisions)
+        return all(d.allowed for d in decisions)

@@ -68,3 +68,27 @@ def test_token_requests_are_limited_like_sign_ins(alice, settings):
         for _ in range(3)
     ]
     assert statuses == [400, 400, 429]
+
+
+def test_admin_sign_in_is_limited_like_the_page_sign_in(staff, settings):
+    settings.RATE_LIMITS = {**settings.RATE_LIMITS, "login": (2, 60, "sign-in attempts")}
+    client = Client()
+    url = reverse("admin:login")
+    attempts = [client.post(url, {"username": "staff", "password": "wrong"}).status_code for _ in range(3)]
+    assert attempts == [200, 200, 429]
+    assert client.post(url, {"username": "staff", "password": "staff-password-1"}).status_code == 429
+
+
+def test_token_guesses_count_against_the_target_account_whoever_asks(alice, bob, make_user, settings):
+    from rest_framework.authtoken.models import Token
+    from rest_framework.test import APIClient
+
+    settings.RATE_LIMITS = {**settings.RATE_LIMITS, "login": (2, 60, "sign-in attempts")}
+    statuses = []
+    for attacker in (bob, make_user("carol")):
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=attacker).key}")
+        for _ in range(2):
+            guess = {"username": "alice", "password": "wrong"}
+            statuses.append(client.post("/api/auth/token/", guess, format="json").status_code)
+    assert statuses == [400, 400, 429, 429]
