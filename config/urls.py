@@ -9,7 +9,7 @@ from core.ratelimit import by_ip, by_username, rate_limited
 
 urlpatterns = [
     # Staff sign-in is limited like every other credential endpoint, per username and address.
-    path("admin/login/", rate_limited("login", by_ip, by_username)(admin.site.login)),
+    path("admin/login/", rate_limited("login", by_ip, by_username)(admin.site.login), name="admin_login"),
     path("admin/", admin.site.urls),
     path("accounts/signup/", chat_views.signup, name="signup"),
     path("accounts/login/", rate_limited("login", by_ip, by_username)(auth_views.LoginView.as_view()), name="login"),

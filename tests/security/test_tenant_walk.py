@@ -16,7 +16,7 @@ from memoryapp.models import Memory
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-PUBLIC = {"signup", "login", "logout", "api_token", "api_schema", "api_docs"}
+PUBLIC = {"signup", "login", "admin_login", "logout", "api_token", "api_schema", "api_docs"}
 METHODS = ("get", "post", "patch", "delete")
 SECRET = "The user lives in Lisbon."
 
