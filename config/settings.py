@@ -62,6 +62,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "core.middleware.RequestIdMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "core.middleware.RejectNulMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
@@ -185,15 +186,26 @@ LOGOUT_REDIRECT_URL = "login"
 TASKS = {"default": {"BACKEND": env_str("MEMORY_TASK_BACKEND", "django.tasks.backends.immediate.ImmediateBackend")}}
 
 LOG_LEVEL = env_choice("MEMORY_LOG_LEVEL", "INFO", ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"))
+# Errors and tracebacks go to stderr in every mode, each line with its request's id (debug off,
+# Django's own configuration would send a 500's traceback nowhere). Application logs name turn
+# ids and counts, never the text of a turn or a fact.
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "loggers": {
-        "memoryapp": {
-            "handlers": ["console"],
-            "level": LOG_LEVEL,
+    "filters": {"request_id": {"()": "core.logging.RequestIdFilter"}},
+    "formatters": {"line": {"format": "%(asctime)s %(levelname)s %(name)s [request %(request_id)s] %(message)s"}},
+    "handlers": {
+        "stderr": {
+            "class": "logging.StreamHandler",
+            "stream": "ext://sys.stderr",
+            "filters": ["request_id"],
+            "formatter": "line",
         }
+    },
+    "loggers": {
+        "django.request": {"handlers": ["stderr"], "level": "ERROR", "propagate": False},
+        "django.security": {"handlers": ["stderr"], "level": "WARNING", "propagate": False},
+        **{app: {"handlers": ["stderr"], "level": LOG_LEVEL} for app in ("memoryapp", "chat", "core", "eval")},
     },
 }
 

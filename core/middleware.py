@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable
+from contextvars import ContextVar
 from urllib.parse import unquote_to_bytes
 
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
@@ -27,3 +29,23 @@ class RejectNulMiddleware:
                 content_type="text/plain; charset=utf-8",
             )
         return self.get_response(request)
+
+
+request_id: ContextVar[str] = ContextVar("request_id", default="-")
+
+
+class RequestIdMiddleware:
+    """Give each request an id, returned as `X-Request-ID` and written on every log line of the
+    request (core.logging.RequestIdFilter), so a user's report can be matched to its traceback."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        token = request_id.set(uuid.uuid4().hex[:16])
+        try:
+            response = self.get_response(request)
+            response["X-Request-ID"] = request_id.get()
+            return response
+        finally:
+            request_id.reset(token)
