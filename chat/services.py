@@ -16,8 +16,9 @@ from chat import assistant, prompting
 from chat.models import Conversation, Turn
 from chat.tasks import remember_turn
 from core.llm import ModelUnavailable
+from core.ratelimit import forget_account
 from memoryapp.selectors import Recalled, recall
-from memoryapp.services import memory_detach_conversation, recall_log
+from memoryapp.services import memory_admin_log_erase, memory_detach_conversation, recall_log
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser
@@ -221,7 +222,11 @@ def memory_write_enqueue(*, user: AbstractBaseUser, turn: Turn, retry: bool = Fa
 @transaction.atomic
 def account_erase(*, user: AbstractBaseUser) -> None:
     """Delete a user and, by cascade, every conversation, turn, memory (with its vector),
-    evidence, recall and history row that belongs to them."""
+    evidence, recall and history row that belongs to them; and what would still name them:
+    the admin log of their memories (it keeps each memory's text) and the rate-limit counters
+    keyed by their username or id."""
+    memory_admin_log_erase(user=user)
+    forget_account(username=user.get_username(), user_id=user.pk)
     get_user_model().objects.filter(pk=user.pk).delete()
 
 

@@ -15,6 +15,7 @@ from datetime import UTC, datetime, timedelta
 
 from django.conf import settings
 from django.db import connection
+from django.db.models import Q
 from django.http import HttpRequest, HttpResponse
 from django.utils import timezone
 
@@ -48,6 +49,14 @@ def hit(key: str, *, limit: int, period: int) -> Decision:
 def purge_stale(*, older_than: timedelta = timedelta(days=1)) -> int:
     """Delete windows that ended long ago (they count nothing any more); returns how many."""
     deleted, _ = RateLimitCounter.objects.filter(window_start__lt=timezone.now() - older_than).delete()
+    return deleted
+
+
+def forget_account(*, username: str, user_id: int) -> int:
+    """Delete the counters keyed by an account (its username, its id) when it is erased."""
+    deleted, _ = RateLimitCounter.objects.filter(
+        Q(key__endswith=f":username:{username.strip().lower()}") | Q(key__endswith=f":user:{user_id}")
+    ).delete()
     return deleted
 
 

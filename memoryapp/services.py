@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 from django.conf import settings
+from django.contrib.admin.models import LogEntry
+from django.contrib.contenttypes.models import ContentType
 from django.db import connection, transaction
 from django.db.models import QuerySet
 from django.http import Http404
@@ -424,6 +426,14 @@ def recall_log(*, user: AbstractBaseUser, probe_turn: Turn, reply_turn: Turn, re
             if item.memory.user_id == user.pk
         ]
     )
+
+
+def memory_admin_log_erase(*, user: AbstractBaseUser) -> int:
+    """Delete the admin log entries about the user's memories: each keeps the memory's text."""
+    ids = [str(pk) for pk in Memory.objects.filter(user=user).values_list("id", flat=True)]
+    memories = ContentType.objects.get_for_model(Memory)
+    deleted, _ = LogEntry.objects.filter(content_type=memories, object_id__in=ids).delete()
+    return deleted
 
 
 def memory_purge_deleted(*, older_than: timedelta) -> dict[str, int]:

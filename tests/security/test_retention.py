@@ -68,3 +68,29 @@ def test_deleting_an_account_erases_all_its_data_and_nothing_of_others(alice, bo
     assert not type(alice).objects.filter(pk=alice.pk).exists()
     assert set(_rows(alice).values()) == {0}
     assert _rows(bob) == before_bob
+
+
+def test_account_erasure_also_removes_the_admin_log_of_its_memories_and_its_rate_limit_rows(alice, staff):
+    from django.contrib.admin.models import LogEntry
+
+    from core.models import RateLimitCounter
+
+    chat(alice, "I'm allergic to penicillin.")
+    memory = Memory.objects.get(user=alice)
+    admin = Client()
+    admin.force_login(staff)
+    admin.post(
+        reverse("admin:memoryapp_memory_changelist"),
+        {"action": "soft_delete_memories", "_selected_action": [memory.pk]},
+    )
+    assert LogEntry.objects.filter(object_repr__icontains="penicillin").exists()
+    Client().post(reverse("login"), {"username": "alice", "password": "wrong"})
+    assert RateLimitCounter.objects.filter(key__contains="alice").exists()
+
+    client = Client()
+    client.force_login(alice)
+    assert client.post(reverse("account_delete"), {"password": "alice-password-1"}).status_code == 302
+
+    assert not LogEntry.objects.filter(object_repr__icontains="penicillin").exists()
+    assert not RateLimitCounter.objects.filter(key__contains="alice").exists()
+    assert not RateLimitCounter.objects.filter(key__endswith=f"user:{alice.pk}").exists()
