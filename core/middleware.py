@@ -8,6 +8,7 @@ from contextvars import ContextVar
 from urllib.parse import unquote_to_bytes
 
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
+from django.utils.cache import patch_cache_control
 
 
 class RejectNulMiddleware:
@@ -49,3 +50,18 @@ class RequestIdMiddleware:
             return response
         finally:
             request_id.reset(token)
+
+
+class NoStoreForUsersMiddleware:
+    """`Cache-Control: no-store` on every response to a signed-in user: pages, fragments, the API
+    and the export carry personal data that no browser or proxy cache should keep."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        user = getattr(request, "user", None)
+        if user is not None and user.is_authenticated:
+            patch_cache_control(response, no_store=True, private=True)
+        return response

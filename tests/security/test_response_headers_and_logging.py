@@ -1,4 +1,4 @@
-"""Errors reach stderr in every mode, each line with the id of its request."""
+"""Every response carries its request id and, for a signed-in user, no-store; errors reach stderr."""
 
 import io
 import logging
@@ -42,3 +42,13 @@ def test_a_server_error_is_written_to_stderr_with_the_request_id_and_traceback(s
     err = written.getvalue()
     assert f"[request {response['X-Request-ID']}] Internal Server Error: /memories/" in err
     assert "Traceback" in err and "RuntimeError: the database went away" in err
+
+
+def test_responses_to_a_signed_in_user_are_never_cached(alice_client, alice):
+    from rest_framework.test import APIClient
+
+    for url in ["/memories/", "/memories/export/", "/"]:
+        assert "no-store" in alice_client.get(url)["Cache-Control"], url
+    api = APIClient()
+    api.force_authenticate(alice)
+    assert "no-store" in api.get("/api/memories/")["Cache-Control"]
