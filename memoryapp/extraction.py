@@ -26,7 +26,8 @@ logger = logging.getLogger(__name__)
 
 EXTRACT_PROMPT = """You extract durable facts about the user from one chat message.
 Return JSON: {"facts": ["...", "..."]} with at most 2 facts.
-Each fact is one standalone third-person sentence about the user ("The user ...").
+Each fact is one standalone third-person sentence about the user ("The user ..."),
+in English whatever the message's language.
 Only facts the user states about themselves that will still be true next month:
 name, location, timezone, work, preferences, dislikes, family, diet, allergies, tools.
 Skip pleasantries, questions, requests, opinions about the assistant, and anything
@@ -68,7 +69,7 @@ def _parse_model_facts(content: str | None) -> list[str]:
         # A flood of "facts" means the model did not follow the task; trust none of it.
         logger.warning("extractor returned %d facts; none taken", len(data))
         return []
-    facts = [fact for fact in (clean_fact(item) for item in data) if fact]
+    facts = [grammar.as_user_sentence(fact) for fact in (clean_fact(item) for item in data) if fact]
     if len(facts) != len(data):
         logger.warning("extractor returned %d unusable items; dropped", len(data) - len(facts))
     return facts

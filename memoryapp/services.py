@@ -20,7 +20,7 @@ from django.utils import timezone
 from pgvector import Vector
 
 from chat.models import Turn
-from memoryapp import attribution, sensitive, thresholds
+from memoryapp import attribution, grammar, sensitive, thresholds
 from memoryapp.embeddings import get_embedder
 from memoryapp.extraction import clean_fact, declined, extract_facts
 from memoryapp.hashing import content_hash
@@ -53,7 +53,9 @@ def gate_facts(content: str, facts: list[str]) -> tuple[str, list[GatedFact], li
 
     A fact is kept when
     0. it carries no secret (a password, key, card, bank or id number) and no contact detail the
-       user did not ask to be remembered (see memoryapp.sensitive);
+       user did not ask to be remembered (see memoryapp.sensitive), and it is an English
+       sentence about the user, not about the assistant or someone the user knows (see
+       memoryapp.grammar.fact_problems);
     1. its cosine similarity to the turn, or to one clause of it, is at or above the write
        gate: a fact the extractor invented scores low against its own source; and
     2. the clause that supports it best is the user speaking about themselves: similarity
@@ -70,8 +72,8 @@ def gate_facts(content: str, facts: list[str]) -> tuple[str, list[GatedFact], li
     gate = thresholds.write_gate(embedder.name)
     kept: list[GatedFact] = []
     rejected: list[GatedFact] = []
-    for text, vector in zip(facts, fact_vectors, strict=True):
-        refused = sensitive.refusal(content, text)
+    for text, vector, problem in zip(facts, fact_vectors, grammar.fact_problems(facts, content), strict=True):
+        refused = sensitive.refusal(content, text) or problem
         if refused:
             rejected.append(GatedFact(text, 0.0, vector, refused))
             continue

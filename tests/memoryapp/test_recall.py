@@ -25,7 +25,10 @@ def _store(user, fake_llm, turn_text: str, fact: str) -> Memory:
 def standup_store(alice, fake_llm):
     return {
         "standup": _store(
-            alice, fake_llm, "Heads up: my standup moves to 9:15 UTC from Monday.", "Standup moves to 9:15 UTC"
+            alice,
+            fake_llm,
+            "Heads up: my standup moves to 9:15 UTC from Monday.",
+            "The user's standup moves to 9:15 UTC.",
         ),
         "macbook": _store(alice, fake_llm, "I do all my work on a MacBook Pro.", "Uses a MacBook Pro"),
         "emoji": _store(alice, fake_llm, "Please, no emoji in my emails, I dislike them.", "Dislikes emoji in emails"),
@@ -57,8 +60,10 @@ def test_a_deleted_memory_is_not_recalled_on_the_very_next_call(alice, standup_s
 
 
 def test_another_users_memory_is_never_recalled_even_when_it_is_the_nearest_vector(alice, bob, fake_llm):
-    bobs = _store(bob, fake_llm, "My standup moves to 9:15 UTC.", "Standup moves to 9:15 UTC")
-    alices = _store(alice, fake_llm, "Our planning meeting is on Thursdays.", "Planning meeting is on Thursdays")
+    bobs = _store(bob, fake_llm, "My standup moves to 9:15 UTC.", "The user's standup moves to 9:15 UTC.")
+    alices = _store(
+        alice, fake_llm, "Our planning meeting is on Thursdays.", "The user's planning meeting is on Thursdays."
+    )
 
     # bob's row is the nearest vector in the table to this probe, and alice's is not
     assert recall(bob, STANDUP_PROBE)[0].similarity > recall(alice, STANDUP_PROBE, min_sim=-1.0)[0].similarity

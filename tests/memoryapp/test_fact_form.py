@@ -1,0 +1,78 @@
+"""The gate's rules on the fact itself: a stored fact is an English sentence about the user."""
+
+import pytest
+
+from memoryapp.grammar import as_user_sentence
+from memoryapp.models import Memory
+from memoryapp.services import gate_facts, remember
+from tests.factories import user_turn
+
+pytestmark = pytest.mark.django_db
+
+
+def _rejection(turn: str, fact: str) -> str:
+    _, kept, rejected = gate_facts(turn, [fact])
+    assert len(kept) + len(rejected) == 1
+    return rejected[0].rejected_because if rejected else ""
+
+
+@pytest.mark.parametrize(
+    ("turn", "fact", "reason"),
+    [
+        # answers and definitions restate the turn's topic, so similarity alone keeps them
+        ("What's the difference between a viola and a violin?", "A viola is larger than a violin.", "user"),
+        ("My roommate Jess is obsessed with K-pop.", "The user's roommate Jess is obsessed with K-pop.", "knows"),
+        ("My boss Karen wants the report by Friday.", "The user's boss is named Karen.", "knows"),
+        ("Please answer me in Spanish from now on.", "The assistant answers in Spanish.", "user"),
+        ("You always answer in Spanish, which I like.", "The user's assistant answers in Spanish.", "not the user"),
+        # a fact left in the turn's language
+        ("Vivo en Madrid desde 2019.", "El usuario vive en Madrid.", "user"),
+        ("毎朝コーヒーを三杯飲みます。", "ユーザーは毎朝コーヒーを三杯飲みます。", "English"),
+    ],
+)
+def test_a_fact_not_about_the_user_is_rejected_whatever_its_similarity(turn, fact, reason):
+    assert reason in _rejection(turn, fact)
+
+
+@pytest.mark.parametrize(
+    ("turn", "fact"),
+    [
+        ("I live in Lisbon with my wife.", "The user lives in Lisbon."),
+        ("My son Mateo just turned seven.", "The user's son Mateo is seven."),
+        ("My wife is called Sara.", "The user's wife is named Sara."),
+        ("Please always answer me in Spanish.", "The user wants the assistant to answer in Spanish."),
+        ("My favourite editor is Neovim.", "The user's favourite editor is Neovim."),
+        ("Call me Priya, and I'm always in UTC.", "Priya prefers UTC."),
+    ],
+)
+def test_a_fact_about_the_user_or_their_family_passes_the_form_rules(turn, fact):
+    assert _rejection(turn, fact) == ""
+
+
+def test_a_name_the_turn_gives_someone_else_is_not_the_users():
+    assert "user" in _rejection("My friend Priya swears by UTC.", "Priya prefers UTC.")
+
+
+@pytest.mark.parametrize(
+    ("fact", "sentence"),
+    [
+        ("Uses a MacBook Pro", "The user uses a MacBook Pro."),
+        ("Dislikes emoji in emails", "The user dislikes emoji in emails."),
+        ("Was born in 1990", "The user was born in 1990."),
+        ("Doesn't eat meat", "The user doesn't eat meat."),
+        # not a fragment with its subject left out: unchanged
+        ("A viola is larger than a violin.", "A viola is larger than a violin."),
+        ("Her name is Dana.", "Her name is Dana."),
+        ("The user lives in Porto.", "The user lives in Porto."),
+        ("Vegetarian", "Vegetarian"),
+    ],
+)
+def test_a_terse_fact_becomes_the_sentence_it_stands_for(fact, sentence):
+    assert as_user_sentence(fact) == sentence
+
+
+def test_a_models_terse_facts_are_stored_as_sentences_and_its_answers_are_not(alice, fake_llm):
+    turn = "I do all my work on a MacBook Pro. Which is faster, an M2 or an M3 chip?"
+    fake_llm.facts("Uses a MacBook Pro", "The M3 chip is faster than the M2.")
+    assert remember(alice, user_turn(alice, turn)) == 1
+    assert list(Memory.objects.filter(user=alice).values_list("text", flat=True)) == ["The user uses a MacBook Pro."]
