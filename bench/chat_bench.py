@@ -117,7 +117,7 @@ def measure_chat(*, users: int = 50, turns_per_user: int = 4, per_user: int = 10
     queries: dict[str, list[int]] = {"question": [], "statement": []}
     with (
         override_settings(LLM_ENABLED=False, MEMORY_EXTRACTOR=""),
-        stopwatch(chat.services, "recall", buckets, "recall"),
+        stopwatch(chat.services, "recall_for_turn", buckets, "recall"),
         stopwatch(chat.tasks, "remember", buckets, "remember"),
         stopwatch(embedder, "embed", buckets, "embedding"),
     ):

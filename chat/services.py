@@ -17,7 +17,7 @@ from chat.models import Conversation, Turn
 from chat.tasks import remember_turn
 from core.llm import ModelUnavailable
 from core.ratelimit import forget_account
-from memoryapp.selectors import Recalled, recall
+from memoryapp.selectors import Recalled, recall_for_turn
 from memoryapp.services import memory_admin_log_erase, memory_detach_conversation, recall_log
 
 if TYPE_CHECKING:
@@ -83,7 +83,7 @@ class ReplyOutcome:
 
 def _recall_safely(user: AbstractBaseUser, probe: str) -> list[Recalled]:
     try:
-        return recall(user, probe)
+        return recall_for_turn(user, probe)
     except ModelUnavailable:
         # Memory helps the answer; its absence must not cost the user their reply.
         logger.warning("recall failed; answering without memories")

@@ -31,17 +31,30 @@ class FloorPoint:
 
 
 @dataclass(frozen=True)
+class LeadPoint:
+    lead: float
+    right_first: float
+    wrong_first: int  # probes that need a memory and get a wrong one first
+    injected: int  # probes that should recall nothing and get something
+
+
+@dataclass(frozen=True)
 class Calibration:
     gate: float
     floor: float
+    lead: float
     gate_sweep: list[GatePoint]
     floor_sweep: list[FloorPoint]
+    lead_sweep: list[LeadPoint]
 
     def point_at_gate(self, gate: float) -> GatePoint:
         return min(self.gate_sweep, key=lambda p: abs(p.gate - gate))
 
     def point_at_floor(self, floor: float) -> FloorPoint:
         return min(self.floor_sweep, key=lambda p: abs(p.floor - floor))
+
+    def point_at_lead(self, lead: float) -> LeadPoint:
+        return min(self.lead_sweep, key=lambda p: abs(p.lead - lead))
 
 
 def sweep_gate(true_sims: Sequence[float], invented_sims: Sequence[float]) -> list[GatePoint]:
@@ -85,6 +98,26 @@ def sweep_floor(ranked: Sequence[Ranked], k: int) -> list[FloorPoint]:
     return points
 
 
+def sweep_lead(ranked: Sequence[Ranked], floor: float) -> list[LeadPoint]:
+    """Right-first figures at each lead floor not above the recall floor, highest first: the
+    first memory of a probe the read path knows needs one passes at the lead floor, the rest
+    (and every memory of any other probe) at the recall floor."""
+    points = []
+    for lead in sorted((g for g in GRID if g <= floor), reverse=True):
+        right = wrong = injected = expecting = 0
+        for probe in ranked:
+            first_floor = lead if probe.needed else floor
+            first = probe.keys[0] if probe.keys and probe.similarities[0] >= first_floor else None
+            if probe.expect:
+                expecting += 1
+                right += first is not None and first in probe.expect
+                wrong += first is not None and first not in probe.expect
+            else:
+                injected += first is not None
+        points.append(LeadPoint(lead, right / max(expecting, 1), wrong, injected))
+    return points
+
+
 def calibrate(report: Report) -> Calibration:
     """Pick the write gate and recall floor from the similarities of one run.
 
@@ -92,13 +125,23 @@ def calibrate(report: Report) -> Calibration:
     facts, since a false memory is worse than a miss and anything higher only loses true
     facts. Floor: the value with the best F1 of read recall@k and precision, where the
     precision also counts every memory injected into a probe that should recall nothing;
-    on a tie, the higher floor.
+    on a tie, the higher floor. Lead floor: the lowest value down to which, from the floor,
+    no probe that should recall nothing gets a memory and no more probes get a wrong memory
+    first than at the floor itself.
     """
     gate_sweep = sweep_gate(report.true_similarities, report.invented_similarities)
     gate = next(p.gate for p in gate_sweep if p.invented_rejected >= GATE_TARGET_REJECTION)
     floor_sweep = sweep_floor(report.ranked, report.k)
     floor = max(floor_sweep, key=lambda p: (round(p.f1, 6), p.floor)).floor
-    return Calibration(gate=gate, floor=floor, gate_sweep=gate_sweep, floor_sweep=floor_sweep)
+    lead_sweep = sweep_lead(report.ranked, floor)
+    lead = floor
+    for point in lead_sweep:
+        if point.injected > lead_sweep[0].injected or point.wrong_first > lead_sweep[0].wrong_first:
+            break
+        lead = point.lead
+    return Calibration(
+        gate=gate, floor=floor, lead=lead, gate_sweep=gate_sweep, floor_sweep=floor_sweep, lead_sweep=lead_sweep
+    )
 
 
 def plot_calibration(report: Report, calibration: Calibration, folder: Path) -> list[Path]:

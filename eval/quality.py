@@ -19,10 +19,11 @@ from chat.models import Turn
 from chat.services import conversation_create, turn_append
 from eval.suite import Suite, SuiteTurn, SuiteUser
 from memoryapp.embeddings import get_embedder
+from memoryapp.grammar import NEEDED, NOT_NEEDED, memory_need
 from memoryapp.models import Memory, MemoryEvidence
-from memoryapp.selectors import recall
+from memoryapp.selectors import recall, recall_for_turn
 from memoryapp.services import gate_facts, remember
-from memoryapp.thresholds import recall_floor, write_gate
+from memoryapp.thresholds import lead_floor, recall_floor, write_gate
 
 USERNAME_PREFIX = "eval-"
 SAID_AT = datetime(2024, 6, 3, 10, 0, tzinfo=UTC)  # a Monday: when the labelled turns are said
@@ -35,6 +36,7 @@ class Ranked:
     expect: tuple[str, ...]
     similarities: list[float]
     keys: list[str | None]
+    needed: bool = False  # the read path knows this probe needs memory: its first memory may pass the lead floor
 
 
 @dataclass(frozen=True)
@@ -98,6 +100,7 @@ class Report:
     extractor: str
     write_gate: float
     recall_floor: float
+    lead_floor: float
     k: int
     users: int
     turns: int
@@ -329,7 +332,7 @@ def _read_pass(suite_user: SuiteUser, user, own_turns: set[int], report: Report)
         for text in Memory.objects.filter(user=user, deleted_at__isnull=True).values_list("text", flat=True)
     }
     for probe in suite_user.probes:
-        recalled = recall(user, probe.text)
+        recalled = recall_for_turn(user, probe.text)
         for item in recalled:
             source_ok = item.memory.source_turn_id is None or item.memory.source_turn_id in own_turns
             if item.memory.user_id != user.pk or not source_ok:
@@ -347,11 +350,14 @@ def _read_pass(suite_user: SuiteUser, user, own_turns: set[int], report: Report)
             if recalled:
                 report.empty_probes_injected += 1
                 report.injected.append(f"{suite_user.name}: {probe.text!r} <- {recalled[0].memory.text!r}")
-        everything = recall(user, probe.text, k=10_000, min_sim=-1.0)
+        # The floor applies after the decision: a probe that needs no memory ranks nothing.
+        need = memory_need(probe.text)
+        everything = recall(user, probe.text, k=10_000, min_sim=-1.0) if need != NOT_NEEDED else []
         ranked = Ranked(
             expect=probe.expect,
             similarities=[item.similarity for item in everything],
             keys=[suite_user.classify(item.memory.text) for item in everything],
+            needed=need == NEEDED,
         )
         report.ranked.append(ranked)
         report.probe_outcomes.append(
@@ -403,6 +409,7 @@ def run_suite(suite: Suite, *, name: str = "suite") -> Report:
         extractor=_extractor_name(),
         write_gate=write_gate(model),
         recall_floor=recall_floor(model),
+        lead_floor=lead_floor(model),
         k=settings.MEMORY_RECALL_K,
         users=len(suite.users),
         turns=suite.turn_count,

@@ -758,3 +758,55 @@ def _fact_problem(doc: Doc, names: set[str]) -> str | None:
     if owned & RELATIONS and not owned & FAMILY:
         return "the fact is about someone the user knows, not the user"
     return None
+
+
+# Does this turn need the user's memory at all? A turn about the user, or a request whose best
+# answer depends on who asks, does; a general question does not, however many words it shares
+# with a stored fact ("Who founded Tesla?" against "The user drives a Tesla.").
+_FIRST_PERSON = frozenset("i me my mine myself we us our ours ourselves i'm im i've i'd i'll".split())
+_TELLING = frozenset("tell give show explain teach remind write send translate summarise summarize".split())
+_ADVICE = frozenset(
+    "recommend suggest advise plan pick choose propose ideas idea tips tip recommendation recommendations "
+    "suggestion suggestions advice should".split()
+)
+_NEARBY = frozenset("here nearby near local around tonight".split())
+# Words that open an English question or request: enough to read a short turn as English
+# ("Explain quantum entanglement simply." has none of the function words looks_english counts).
+_OPENERS = frozenset(
+    "what who whom whose when where why how which is are was were do does did can could will would "
+    "explain translate tell write describe summarise summarize define calculate list give show name "
+    "compare convert find help".split()
+)
+
+
+NEEDED, NOT_NEEDED, UNDECIDED = "needed", "not needed", "undecided"
+
+
+def memory_need(text: str) -> str:
+    """Whether a turn needs the user's memory: NEEDED, NOT_NEEDED, or UNDECIDED for a turn that
+    is not English (the decision is then left to the floor).
+
+    An English turn needs it when it speaks in the first person ("Where do I live?", "my
+    diet"), except "me" as the one told or given a general thing ("Tell me a joke."); when it
+    asks for advice, a plan or a pick ("Recommend a film for tonight."); and when it places the
+    answer where the user is ("around here").
+    """
+    doc = analyse(text)
+    words = [t for t in doc if t.is_alpha]
+    if not words or not (looks_english(doc) or words[0].lower_ in _OPENERS):
+        return UNDECIDED
+    for token in doc:
+        word = token.lower_
+        if word in _ADVICE or token.lemma_.lower() in _ADVICE or word in _NEARBY:
+            return NEEDED
+        if word not in _FIRST_PERSON:
+            continue
+        told = word == "me" and token.dep_ in {"dative", "dobj", "iobj"} and token.head.lemma_.lower() in _TELLING
+        if not told:
+            return NEEDED
+    return NOT_NEEDED
+
+
+def about_the_user(text: str) -> bool:
+    """Whether the turn may need the user's memory (NEEDED or UNDECIDED)."""
+    return memory_need(text) != NOT_NEEDED

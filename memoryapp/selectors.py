@@ -13,10 +13,11 @@ from django.shortcuts import get_object_or_404
 from pgvector import Vector
 
 from chat.models import Conversation, Turn
+from memoryapp import grammar
 from memoryapp.embeddings import get_embedder
 from memoryapp.models import Memory, MemoryEvent, MemoryEvidence, MemoryRecall
 from memoryapp.serializers import MemoryExportSerializer
-from memoryapp.thresholds import recall_floor
+from memoryapp.thresholds import lead_floor, recall_floor
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser
@@ -51,6 +52,7 @@ def memory_nearest(
     embedding_model: str,
     k: int,
     min_sim: float,
+    lead_sim: float | None = None,
 ) -> list[Recalled]:
     """The user's k nearest live memories by cosine distance, then the similarity floor.
 
@@ -59,12 +61,15 @@ def memory_nearest(
     so the result is the user's true top-k. The floor is applied after the limit: top-k
     alone always returns k rows, however unrelated. The source conversation and turn ride
     along (the request's memory note and the pages name them) without further queries.
+    `lead_sim`, when given, is a lower floor for the first row only: for a turn known to need
+    the user's memory, the nearest fact may score low and still be the answer ("What do I do
+    for a living?" against the nurse memory 0.22).
     """
     rows = Memory.objects.raw(_NEAREST, [Vector(vector).to_text(), user.pk, embedding_model, k])
     recalled: list[Recalled] = []
     for row in rows:
         similarity = 1.0 - float(row.distance)
-        if similarity < min_sim:
+        if similarity < (lead_sim if lead_sim is not None and not recalled else min_sim):
             continue
         if row.source_conversation_id is not None and row.source_public_id is not None:
             row.source_conversation = Conversation.from_db(
@@ -82,8 +87,11 @@ def memory_nearest(
     return recalled
 
 
-def recall(user: AbstractBaseUser, probe: str, k: int | None = None, min_sim: float | None = None) -> list[Recalled]:
-    """Memories for the current turn. The probe is this turn's text only, embedded once."""
+def recall(
+    user: AbstractBaseUser, probe: str, k: int | None = None, min_sim: float | None = None, *, needed: bool = False
+) -> list[Recalled]:
+    """Memories for the current turn. The probe is this turn's text only, embedded once. When
+    the turn is known to need memory (`needed`), its nearest memory passes at the lead floor."""
     if not probe or not probe.strip():
         return []
     embedder = get_embedder()
@@ -94,7 +102,22 @@ def recall(user: AbstractBaseUser, probe: str, k: int | None = None, min_sim: fl
         embedding_model=embedder.name,
         k=k if k is not None else settings.MEMORY_RECALL_K,
         min_sim=min_sim if min_sim is not None else recall_floor(embedder.name),
+        lead_sim=lead_floor(embedder.name) if needed and min_sim is None else None,
     )
+
+
+def recall_for_turn(user: AbstractBaseUser, text: str) -> list[Recalled]:
+    """The read path of a chat turn: first, does the turn need the user's memory at all? A
+    general question ("Who founded Tesla?") gets nothing, however close a stored fact is
+    ("The user drives a Tesla."); a turn about the user, or a request whose answer depends on
+    who asks, gets `recall` with its nearest memory at the lead floor; a turn in another
+    language gets `recall` as it is (see memoryapp.grammar.memory_need)."""
+    if not text or not text.strip():
+        return []
+    need = grammar.memory_need(text)
+    if need == grammar.NOT_NEEDED:
+        return []
+    return recall(user, text, needed=need == grammar.NEEDED)
 
 
 def memory_list(*, user: AbstractBaseUser, text: str = "", include_deleted: bool = False):

@@ -24,6 +24,12 @@ def recall_floor(model: str) -> float:
     return _for_model(model, "recall_floor", settings.MEMORY_RECALL_FLOOR)
 
 
+def lead_floor(model: str) -> float:
+    """Minimum similarity of the nearest memory to a turn known to need the user's memory
+    (memoryapp.grammar.memory_need); never above the recall floor."""
+    return min(_for_model(model, "lead_floor"), recall_floor(model))
+
+
 def paraphrase(model: str) -> float:
     """Similarity at which a new fact restates an existing memory in other words.
 

@@ -9,6 +9,7 @@ from chat.models import Conversation, Turn
 from chat.prompting import MEMORY_NOTE_HEADER, SUMMARY_HEADER, SYSTEM_PROMPT
 from chat.services import chat_reply, chat_user_turn, conversation_create, memory_write_enqueue
 from memoryapp.models import Memory, MemoryEvidence, MemoryRecall
+from memoryapp.selectors import recall
 from memoryapp.services import remember
 from tests.factories import user_turn
 
@@ -45,6 +46,17 @@ def test_recalled_memories_are_logged_with_similarity_and_rank(alice):
     assert logged[0].similarity == pytest.approx(outcome.recalled[0].similarity)
     assert logged[0].probe_turn_id == outcome.user_turn.pk
     assert logged[0].user_id == alice.pk
+
+
+def test_a_general_question_is_answered_without_the_users_memories(alice):
+    say(alice, conversation_create(user=alice), "I'm a pediatric nurse in Montreal.")
+    outcome = say(alice, conversation_create(user=alice), "How cold does Montreal get in winter?")
+    assert outcome.error is None and outcome.recalled == []
+    assert not MemoryRecall.objects.filter(user=alice).exists()
+    # A turn about the user: its nearest memory passes at the lead floor, under the recall floor.
+    assert recall(alice, "What is my job?") == []
+    outcome = say(alice, conversation_create(user=alice), "What is my job?")
+    assert [r.memory.text for r in outcome.recalled] == ["The user is a pediatric nurse in Montreal."]
 
 
 def test_the_turn_that_states_a_fact_does_not_recall_it_and_then_writes_it(alice):

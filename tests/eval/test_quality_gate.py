@@ -20,7 +20,7 @@ from django.test import override_settings
 from eval.calibration import calibrate
 from eval.quality import USERNAME_PREFIX, run_suite
 from eval.suite import UNSEEN, load_suite
-from memoryapp.thresholds import recall_floor, write_gate
+from memoryapp.thresholds import lead_floor, recall_floor, write_gate
 
 OFFLINE = {
     "OPENAI_BASE_URL": None,
@@ -108,10 +108,10 @@ def test_the_offline_default_remembers_and_recalls_most_of_the_suite(report):
     # Floors just under the measured figures (README "Memory quality"): a regression alarm.
     assert report.write_precision >= 0.95
     assert report.write_recall >= 0.86
-    assert report.read_recall >= 0.78
+    assert report.read_recall >= 0.88
     assert report.read_precision >= 0.85
-    assert report.right_first >= 0.78
-    assert report.injection_rate <= 0.10
+    assert report.right_first >= 0.88
+    assert report.injection_rate <= 0.05
 
 
 @pytest.mark.django_db
@@ -124,8 +124,8 @@ def test_the_unseen_set_holds_its_floors(unseen):
     assert unseen.write_precision >= 0.87
     assert unseen.false_memory_rate <= 0.12
     assert unseen.invented_rejection >= 0.70
-    assert unseen.right_first >= 0.26
-    assert unseen.injection_rate <= 0.18
+    assert unseen.right_first >= 0.35
+    assert unseen.injection_rate <= 0.03
 
 
 @pytest.mark.django_db
@@ -142,14 +142,17 @@ def test_the_unseen_set_is_reported_by_kind_and_language(unseen):
 @pytest.mark.django_db
 def test_settings_hold_the_calibrated_thresholds_for_the_local_model(report):
     calibration = calibrate(report)
-    assert (report.embedding_model, report.write_gate, report.recall_floor) == (
+    assert (report.embedding_model, report.write_gate, report.recall_floor, report.lead_floor) == (
         "all-MiniLM-L6-v2",
         write_gate("all-MiniLM-L6-v2"),
         recall_floor("all-MiniLM-L6-v2"),
+        lead_floor("all-MiniLM-L6-v2"),
     )
-    assert (calibration.gate, calibration.floor) == (report.write_gate, report.recall_floor), (
-        "run `manage.py evaluate_memory --calibrate` and update MEMORY_THRESHOLDS"
-    )
+    assert (calibration.gate, calibration.floor, calibration.lead) == (
+        report.write_gate,
+        report.recall_floor,
+        report.lead_floor,
+    ), "run `manage.py evaluate_memory --calibrate` and update MEMORY_THRESHOLDS"
 
 
 @pytest.mark.django_db(transaction=True)

@@ -100,7 +100,11 @@ class Command(BaseCommand):
         if options["json"]:
             data = {name: report.summary() for name, report in reports.items()}
             if calibration is not None:
-                data["recommended"] = {"write_gate": calibration.gate, "recall_floor": calibration.floor}
+                data["recommended"] = {
+                    "write_gate": calibration.gate,
+                    "recall_floor": calibration.floor,
+                    "lead_floor": calibration.lead,
+                }
             self.stdout.write(json.dumps(data, indent=2))
         else:
             self._print_tables(reports)
@@ -162,7 +166,8 @@ class Command(BaseCommand):
         first = next(iter(reports.values()))
         self.stdout.write(
             f"embeddings {first.embedding_model}, extraction {first.extractor}, "
-            f"write gate {first.write_gate:.2f}, recall floor {first.recall_floor:.2f}, k {first.k}"
+            f"write gate {first.write_gate:.2f}, recall floor {first.recall_floor:.2f}, "
+            f"lead floor {first.lead_floor:.2f}, k {first.k}"
         )
         for name, report in reports.items():
             self.stdout.write(
@@ -214,6 +219,12 @@ class Command(BaseCommand):
             f"  recall floor {calibration.floor:.2f}  (now {report.recall_floor:.2f}): "
             f"recall@{report.k} {floor.recall:.3f}, precision {floor.precision:.3f}, "
             f"no-memory probes injected {floor.injection:.3f}"
+        )
+        lead = calibration.point_at_lead(calibration.lead)
+        self.stdout.write(
+            f"  lead floor   {calibration.lead:.2f}  (now {report.lead_floor:.2f}): "
+            f"right memory first {lead.right_first:.3f} ({calibration.lead_sweep[0].right_first:.3f} at the floor), "
+            f"wrong first {lead.wrong_first}, no-memory probes injected {lead.injected}"
         )
         self.stdout.write("  sweep (gate: stated kept / invented rejected; floor: recall / precision / injected):")
         for gate_point, floor_point in zip(calibration.gate_sweep, calibration.floor_sweep, strict=True):
