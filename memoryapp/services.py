@@ -445,3 +445,42 @@ def memory_purge_deleted(*, older_than: timedelta) -> dict[str, int]:
     with transaction.atomic():
         _, by_model = Memory.objects.filter(deleted_at__isnull=False, deleted_at__lt=cutoff).delete()
     return {label.split(".")[-1]: count for label, count in by_model.items()}
+
+
+_REEMBED = f"""
+    UPDATE {Memory._meta.db_table} SET embedding = %s::vector, embedding_model = %s
+    WHERE id = %s AND user_id = %s AND text = %s AND embedding_model <> %s
+"""
+
+
+def memory_reembed_batch(*, after_id: int = 0, user_id: int | None = None, batch_size: int = 256) -> tuple[int, int]:
+    """Move one batch of memories, live or deleted (a deleted one may be restored), to the
+    configured embedding model, in id order after `after_id`: embed the texts in one call, then
+    update the rows in one transaction. Returns (rows updated, last id seen; 0 when none are left).
+
+    Recall compares only vectors of one model, so a memory is found under the new model as
+    soon as its batch commits, and a run stopped anywhere resumes where it stopped. A row whose
+    text changed meanwhile (a correction re-embeds it itself) is left as it is.
+    """
+    embedder = get_embedder()
+    pending = Memory.objects.exclude(embedding_model=embedder.name).filter(id__gt=after_id)
+    if user_id is not None:
+        pending = pending.filter(user_id=user_id)
+    rows = list(pending.order_by("id").values_list("id", "user_id", "text")[:batch_size])
+    if not rows:
+        return 0, 0
+    vectors = embedder.embed([text for _, _, text in rows])
+    params = [
+        (Vector(vector).to_text(), embedder.name, pk, owner, text, embedder.name)
+        for (pk, owner, text), vector in zip(rows, vectors, strict=True)
+    ]
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.executemany(_REEMBED, params)
+        updated = cursor.rowcount
+    return max(updated, 0), rows[-1][0]
+
+
+def memory_reembed_pending(*, user_id: int | None = None) -> int:
+    """How many memories are embedded by another model than the configured one."""
+    pending = Memory.objects.exclude(embedding_model=get_embedder().name)
+    return (pending.filter(user_id=user_id) if user_id is not None else pending).count()

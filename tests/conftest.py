@@ -68,6 +68,7 @@ def fake_llm(fake_openai_server: FakeOpenAI, settings) -> Iterator[FakeOpenAI]:
     fake_openai_server.chat_queue.clear()
     fake_openai_server.requests.clear()
     fake_openai_server.embedding_failure = None
+    fake_openai_server.embedding_failure_after = 0
     settings.OPENAI_BASE_URL = fake_openai_server.base_url
     settings.OPENAI_API_KEY = "test-key"
     settings.LLM_ENABLED = True

@@ -33,6 +33,7 @@ class FakeOpenAI:
         self.default_chat = Behaviour(content='{"facts": []}')
         self.requests: list[dict[str, Any]] = []
         self.embedding_failure: Behaviour | None = None
+        self.embedding_failure_after = 0  # successful embedding requests before the failure starts
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
@@ -128,7 +129,9 @@ class FakeOpenAI:
                 )
 
             def _embeddings(self, body: dict[str, Any]) -> None:
-                if fake.embedding_failure is not None:
+                if fake.embedding_failure is not None and fake.embedding_failure_after > 0:
+                    fake.embedding_failure_after -= 1
+                elif fake.embedding_failure is not None:
                     self._send(fake.embedding_failure.status, {"error": {"message": "fake failure"}})
                     return
                 from memoryapp.embeddings import LocalMiniLM
