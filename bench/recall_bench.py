@@ -25,6 +25,7 @@ from tqdm import tqdm
 from bench.seed import SYNTHETIC_MODEL
 from bench.synthetic import HEAVY_USER_INDEX, Dataset, percentiles, position_of, probe_texts, probe_users, true_top_k
 from bench.synthetic import user_vectors as generate_vectors
+from memoryapp import grammar
 from memoryapp.embeddings import get_embedder
 from memoryapp.selectors import memory_nearest, recall
 
@@ -50,6 +51,7 @@ class RecallResult:
     sql: dict[str, float]
     nearest: dict[str, float]
     recall: dict[str, float]
+    turn: dict[str, float]  # a chat turn's read path: the decision (parse uncached) then recall
     server: dict[str, float]
     exact_nearest: float
     exact_recall: float
@@ -145,6 +147,17 @@ def measure_recall(
         recall_times.append(time.perf_counter() - start)
         exact_recall += [position_of(r.memory.text) for r in got] == probe.truth
 
+    # A chat turn's read path (memoryapp.selectors.recall_for_turn) when the turn needs memory:
+    # the decision parses the turn (uncached here, as in a worker that did not write it), then recall.
+    turn_times = []
+    for probe in tqdm(probe_set, desc=f"{label}: decision + recall", **bar):
+        user = owners[probe.user_index]
+        grammar.analyse.cache_clear()
+        start = time.perf_counter()
+        grammar.memory_need(probe.text)
+        recall(user, probe.text, k=k, min_sim=-1.0)
+        turn_times.append(time.perf_counter() - start)
+
     server_times = []
     explain_text = ""
     for probe in tqdm(probe_set[:server_samples], desc=f"{label}: EXPLAIN ANALYZE", **bar):
@@ -160,6 +173,7 @@ def measure_recall(
         sql=percentiles(sql_times),
         nearest=percentiles(nearest_times),
         recall=percentiles(recall_times),
+        turn=percentiles(turn_times),
         server=percentiles(server_times),
         exact_nearest=exact_nearest / len(probe_set),
         exact_recall=exact_recall / len(probe_set),

@@ -32,13 +32,15 @@ def render(results: Results) -> str:
         "### Recall (k = 5; milliseconds, p50 / p95 / p99)",
         "",
         "| dataset | rows in table | rows of the user | probes | SQL | SQL server-side (EXPLAIN ANALYZE) "
-        "| recall without embedding | recall with embedding | exact (without / with embedding) |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| recall without embedding | recall with embedding | chat turn: decision + recall "
+        "| exact (without / with embedding) |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in results.recall:
         lines.append(
             f"| {r.label} | {r.table_rows:,} | {r.user_rows:,} | {r.probes} | {_triple(r.sql)} | {_triple(r.server)} "
-            f"| {_triple(r.nearest)} | {_triple(r.recall)} | {r.exact_nearest:.3f} / {r.exact_recall:.3f} |"
+            f"| {_triple(r.nearest)} | {_triple(r.recall)} | {_triple(r.turn)} "
+            f"| {r.exact_nearest:.3f} / {r.exact_recall:.3f} |"
         )
     if results.mem0:
         lines += [

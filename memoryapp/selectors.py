@@ -143,8 +143,9 @@ SEARCH_K = 20
 
 
 def memory_search(*, user: AbstractBaseUser, probe: str, k: int = SEARCH_K) -> list[Recalled]:
-    """Semantic search over the user's own live memories: the read path, with its floor."""
-    return recall(user, probe, k=k)
+    """Semantic search over the user's own live memories: the read path of a turn that needs
+    memory (a search is always about the user's own), with its floors, without the decision."""
+    return recall(user, probe, k=k, needed=True)
 
 
 def evidence_for_turns(*, user: AbstractBaseUser, turn_ids: Sequence[int]):

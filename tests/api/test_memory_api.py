@@ -293,3 +293,13 @@ def test_export_takes_the_same_queries_for_one_memory_or_many(alice_api, alice, 
     for text in ["I'm vegetarian.", "I have a dog called Rex.", "I work as a nurse."]:
         remember(alice, user_turn(alice, text))
     assert export_queries() == one
+
+
+def test_search_finds_the_nearest_memory_under_the_recall_floor_as_a_chat_turn_about_the_user_would(alice_api, alice):
+    remember(alice, user_turn(alice, "I'm a pediatric nurse in Montreal."))
+    remember(alice, user_turn(alice, "I'm vegetarian."))
+    assert recall(alice, "What is my job?") == []  # under the recall floor
+
+    (hit,) = alice_api.post(SEARCH, {"probe": "What is my job?"}, format="json").json()["results"]
+    assert hit["text"] == "The user is a pediatric nurse in Montreal." and hit["rank"] == 1
+    assert 0.13 <= hit["similarity"] < 0.26
