@@ -21,6 +21,7 @@ class MemoryUsedSerializer(serializers.Serializer):
     text = serializers.CharField(source="memory.text")
     similarity = serializers.FloatField()
     rank = serializers.IntegerField()
+    standing = serializers.BooleanField(help_text="Given as a standing instruction, whatever its similarity.")
 
 
 class MemoryWrittenSerializer(serializers.Serializer):

@@ -337,17 +337,20 @@ def _read_pass(suite_user: SuiteUser, user, own_turns: set[int], report: Report)
             source_ok = item.memory.source_turn_id is None or item.memory.source_turn_id in own_turns
             if item.memory.user_id != user.pk or not source_ok:
                 report.leaked += 1
-        keys = [suite_user.classify(item.memory.text) for item in recalled]
+        # Standing instructions go with every reply by design: they answer a probe that asks
+        # for one, and are neither retrieved nor injected otherwise.
+        keys = [suite_user.classify(item.memory.text) for item in recalled if not item.standing]
+        standing = {suite_user.classify(item.memory.text) for item in recalled if item.standing}
         if probe.expect:
             report.probes_with_memories += 1
             report.expected_recalls += len(probe.expect)
             report.expected_recallable += sum(k in stored_keys for k in probe.expect)
-            report.expected_recalled += len(set(probe.expect) & set(keys))
+            report.expected_recalled += len(set(probe.expect) & (set(keys) | standing))
             report.recalled_on_expecting += len(keys)
             report.recalled_relevant += sum(k in probe.expect for k in keys)
         else:
             report.probes_without_memories += 1
-            if recalled:
+            if keys:
                 report.empty_probes_injected += 1
                 report.injected.append(f"{suite_user.name}: {probe.text!r} <- {recalled[0].memory.text!r}")
         # The floor applies after the decision: a probe that needs no memory ranks nothing.
@@ -367,7 +370,7 @@ def _read_pass(suite_user: SuiteUser, user, own_turns: set[int], report: Report)
                 expected=len(probe.expect),
                 recalled=len(keys),
                 relevant=sum(k in probe.expect for k in keys),
-                right_first=bool(keys) and keys[0] in probe.expect,
+                right_first=(bool(keys) and keys[0] in probe.expect) or bool(set(probe.expect) & standing),
                 right_first_unfloored=bool(ranked.keys) and ranked.keys[0] in probe.expect,
             )
         )

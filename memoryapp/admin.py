@@ -72,7 +72,7 @@ class RecallInline(ReadOnlyInline):
     fk_name = "memory"
     verbose_name = "reply given this memory"
     verbose_name_plural = "given to replies (recalls)"
-    fields = ["shown_to", "reply", "asked", "conversation_link", "created_at", "similarity", "rank"]
+    fields = ["shown_to", "reply", "asked", "conversation_link", "created_at", "similarity", "rank", "standing"]
     readonly_fields = fields
     ordering = ["-created_at", "-id"]
 
@@ -244,14 +244,24 @@ class MemoryAdmin(admin.ModelAdmin):
 class MemoryRecallAdmin(ReadOnlyAdmin):
     """Every memory given to every reply: the long form of "who was shown this?"."""
 
-    list_display = ["memory_link", "shown_to", "reply", "similarity", "rank", "created_at"]
+    list_display = ["memory_link", "shown_to", "reply", "similarity", "rank", "standing", "created_at"]
     list_filter = ["user", "created_at"]
     list_select_related = ["user", "memory", "reply_turn__conversation"]
     search_fields = ["memory__text", "user__username", "conversation__public_id"]
     ordering = ["-created_at", "-id"]
     show_full_result_count = False
 
-    fields = ["memory", "user", "conversation", "probe_turn", "reply_turn", "similarity", "rank", "created_at"]
+    fields = [
+        "memory",
+        "user",
+        "conversation",
+        "probe_turn",
+        "reply_turn",
+        "similarity",
+        "rank",
+        "standing",
+        "created_at",
+    ]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[MemoryRecall]:
         return super().get_queryset(request).select_related("memory").defer("memory__embedding")

@@ -545,15 +545,49 @@ def _instruction(verb: Token, sent: Span) -> str | None:
     clause = " ".join(t.text for t in _clause_tokens(verb, set()))
     if not (_STANDING.search(clause) or negated or verb.lemma_.lower() == "stop"):
         return None
+    marker = _STANDING_MARKER.search(clause)
     tokens = [
         t
         for t in _clause_tokens(verb, set())
         if not (t.head == verb and t.dep_ in {"aux", "neg"}) and t.lower_ not in {"please", "kindly"}
     ]
-    if _dangles(tokens, set()) or len(tokens) > 24:
+    # "From now on, ..." says the instruction stands; the fact says so with "wants".
+    tokens = [t for t in tokens if not (marker and _in_marker(t, tokens, marker.group(0)))]
+    while tokens and tokens[0].is_punct:
+        tokens = tokens[1:]
+    if _dangles(tokens, set()) or len(tokens) > 24 or not tokens:
         return None
     lead = "The user wants the assistant not to" if negated else "The user wants the assistant to"
-    return _sentence([(lead, " "), *(_piece(t, _word(t)) for t in tokens)])
+    return _sentence([(lead, " "), *(_piece(t, _assistant_word(t, verb)) for t in tokens)])
+
+
+# The words that mark an instruction as standing without adding to it.
+_STANDING_MARKER = re.compile(r"\b(?:from now on|in (?:the )?future|going forward)\b", re.I)
+
+
+def _in_marker(token: Token, tokens: list[Token], marker: str) -> bool:
+    """Whether the token is part of the marker phrase as it occurs among the clause's tokens."""
+    words = marker.lower().split()
+    lowered = [t.lower_ for t in tokens]
+    for start in range(len(lowered) - len(words) + 1):
+        if lowered[start : start + len(words)] == words and tokens[start].i <= token.i < tokens[start].i + len(words):
+            return True
+    return False
+
+
+def _assistant_word(token: Token, verb: Token) -> str:
+    """A word of an instruction said to the assistant, as the fact about the user words it:
+    "your answers" are the assistant's ("its answers"), "me" is the user, and the verb loses
+    its capital."""
+    if token.lower_ in {"your", "yours"}:
+        return "its"
+    if token.lower_ in {"me", "my"}:  # "answer me in Spanish", "correct my mistakes"
+        return "the user" if token.lower_ == "me" else "the user's"
+    if token.lower_ == "yourself":
+        return "itself"
+    if token == verb and token.text[:1].isupper() and token.pos_ != "PROPN":
+        return token.text.lower()
+    return _word(token)
 
 
 def _as_role(verb: Token, subject: Token) -> str | None:

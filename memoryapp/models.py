@@ -93,6 +93,8 @@ class MemoryRecall(models.Model):
     reply_turn = models.ForeignKey("chat.Turn", on_delete=models.CASCADE, related_name="recalls_used")
     similarity = models.FloatField()
     rank = models.PositiveSmallIntegerField()
+    # A standing instruction goes with every reply, whatever its similarity to the message.
+    standing = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

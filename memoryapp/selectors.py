@@ -28,6 +28,7 @@ class Recalled:
     memory: Memory
     similarity: float
     rank: int
+    standing: bool = False  # a standing instruction, given to every reply whatever its similarity
 
 
 _NEAREST_COLUMNS = ", ".join(f"m.{f.column}" for f in Memory._meta.concrete_fields if f.name != "embedding")
@@ -71,20 +72,58 @@ def memory_nearest(
         similarity = 1.0 - float(row.distance)
         if similarity < (lead_sim if lead_sim is not None and not recalled else min_sim):
             continue
-        if row.source_conversation_id is not None and row.source_public_id is not None:
-            row.source_conversation = Conversation.from_db(
-                "default",
-                ["id", "user_id", "public_id"],
-                [row.source_conversation_id, row.user_id, row.source_public_id],
-            )
-        if row.source_turn_id is not None and row.source_seq is not None:
-            row.source_turn = Turn.from_db(
-                "default",
-                ["id", "user_id", "conversation_id", "seq"],
-                [row.source_turn_id, row.user_id, row.source_conversation_id, row.source_seq],
-            )
-        recalled.append(Recalled(memory=row, similarity=similarity, rank=len(recalled) + 1))
+        recalled.append(Recalled(memory=_with_source(row), similarity=similarity, rank=len(recalled) + 1))
     return recalled
+
+
+def _with_source(row: Memory) -> Memory:
+    """The row with its source conversation and turn attached from the joined columns."""
+    if row.source_conversation_id is not None and row.source_public_id is not None:
+        row.source_conversation = Conversation.from_db(
+            "default",
+            ["id", "user_id", "public_id"],
+            [row.source_conversation_id, row.user_id, row.source_public_id],
+        )
+    if row.source_turn_id is not None and row.source_seq is not None:
+        row.source_turn = Turn.from_db(
+            "default",
+            ["id", "user_id", "conversation_id", "seq"],
+            [row.source_turn_id, row.user_id, row.source_conversation_id, row.source_seq],
+        )
+    return row
+
+
+# A standing instruction is a memory of how the user wants to be answered: "The user wants the
+# assistant to answer in British English.", "The user prefers short answers.", "The user does
+# not want bullet points in answers." It holds for every reply, so it is not left to similarity
+# ("Explain how black holes form." is nowhere near "British English").
+STANDING_PATTERN = (
+    r"^the user (wants|would like|prefers|asks|does not want|doesn't want|dislikes)\y.*"
+    r"\y(the assistant|answers?|repl(y|ies)|responses?)\y"
+)
+MAX_STANDING = 5
+_STANDING = f"""
+    SELECT {_NEAREST_COLUMNS}, c.public_id AS source_public_id, t.seq AS source_seq,
+           m.embedding <=> %s::vector AS distance
+    FROM {Memory._meta.db_table} m
+    LEFT JOIN chat_conversation c ON c.id = m.source_conversation_id AND c.user_id = m.user_id
+    LEFT JOIN chat_turn t ON t.id = m.source_turn_id AND t.user_id = m.user_id
+    WHERE m.user_id = %s AND m.deleted_at IS NULL AND m.embedding_model = %s AND m.text ~* %s
+    ORDER BY m.last_seen DESC, m.id DESC
+    LIMIT %s
+"""
+
+
+def memory_standing(*, user: AbstractBaseUser, vector: Sequence[float], embedding_model: str) -> list[Recalled]:
+    """The user's standing instructions, most recently stated first (at most MAX_STANDING), each
+    with its similarity to the turn for the record."""
+    rows = Memory.objects.raw(
+        _STANDING, [Vector(vector).to_text(), user.pk, embedding_model, STANDING_PATTERN, MAX_STANDING]
+    )
+    return [
+        Recalled(memory=_with_source(row), similarity=1.0 - float(row.distance), rank=i, standing=True)
+        for i, row in enumerate(rows, start=1)
+    ]
 
 
 def recall(
@@ -108,16 +147,39 @@ def recall(
 
 def recall_for_turn(user: AbstractBaseUser, text: str) -> list[Recalled]:
     """The read path of a chat turn: first, does the turn need the user's memory at all? A
-    general question ("Who founded Tesla?") gets nothing, however close a stored fact is
-    ("The user drives a Tesla."); a turn about the user, or a request whose answer depends on
-    who asks, gets `recall` with its nearest memory at the lead floor; a turn in another
-    language gets `recall` as it is (see memoryapp.grammar.memory_need)."""
+    general question ("Who founded Tesla?") gets nothing by similarity, however close a stored
+    fact is ("The user drives a Tesla."); a turn about the user, or a request whose answer
+    depends on who asks, gets its nearest memories with the first at the lead floor; a turn in
+    another language gets them at the recall floor (see memoryapp.grammar.memory_need). Then,
+    whatever the turn, the user's standing instructions, ranked after the rest."""
     if not text or not text.strip():
         return []
     need = grammar.memory_need(text)
-    if need == grammar.NOT_NEEDED:
-        return []
-    return recall(user, text, needed=need == grammar.NEEDED)
+    embedder = get_embedder()
+    vector = embedder.embed([text])[0]
+    found = []
+    if need != grammar.NOT_NEEDED:
+        found = memory_nearest(
+            user=user,
+            vector=vector,
+            embedding_model=embedder.name,
+            k=settings.MEMORY_RECALL_K,
+            min_sim=recall_floor(embedder.name),
+            lead_sim=lead_floor(embedder.name) if need == grammar.NEEDED else None,
+        )
+    seen = {item.memory.pk for item in found}
+    standing = [
+        item
+        for item in memory_standing(user=user, vector=vector, embedding_model=embedder.name)
+        if item.memory.pk not in seen
+    ]
+    return [
+        *found,
+        *(
+            Recalled(memory=item.memory, similarity=item.similarity, rank=len(found) + i, standing=True)
+            for i, item in enumerate(standing, start=1)
+        ),
+    ]
 
 
 def memory_list(*, user: AbstractBaseUser, text: str = "", include_deleted: bool = False):

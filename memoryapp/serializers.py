@@ -46,6 +46,7 @@ class MemoryRecallSerializer(serializers.Serializer):
     reply_text = serializers.CharField(source="reply_turn.content")
     similarity = serializers.FloatField()
     rank = serializers.IntegerField()
+    standing = serializers.BooleanField(help_text="Given as a standing instruction, whatever its similarity.")
     created_at = serializers.DateTimeField()
 
 

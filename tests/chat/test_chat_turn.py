@@ -6,7 +6,7 @@ from django.db import connection
 from django.test import Client
 
 from chat.models import Conversation, Turn
-from chat.prompting import MEMORY_NOTE_HEADER, SUMMARY_HEADER, SYSTEM_PROMPT
+from chat.prompting import MEMORY_NOTE_HEADER, STANDING_NOTE_HEADER, SUMMARY_HEADER, SYSTEM_PROMPT
 from chat.services import chat_reply, chat_user_turn, conversation_create, memory_write_enqueue
 from memoryapp.models import Memory, MemoryEvidence, MemoryRecall
 from memoryapp.selectors import recall
@@ -57,6 +57,37 @@ def test_a_general_question_is_answered_without_the_users_memories(alice):
     assert recall(alice, "What is my job?") == []
     outcome = say(alice, conversation_create(user=alice), "What is my job?")
     assert [r.memory.text for r in outcome.recalled] == ["The user is a pediatric nurse in Montreal."]
+
+
+def test_a_standing_instruction_goes_with_every_reply_and_is_logged(alice, fake_llm):
+    fake_llm.reply("Noted.")
+    fake_llm.facts("The user wants the assistant to always use British spelling.")
+    say(alice, conversation_create(user=alice), "From now on, please always use British spelling.")
+    fake_llm.reply("Noted.")
+    fake_llm.facts("The user is a pediatric nurse in Montreal.")
+    say(alice, conversation_create(user=alice), "I'm a pediatric nurse in Montreal.")
+    fake_llm.requests.clear()
+    fake_llm.reply("Tides are caused by the Moon.")
+
+    # a general question: no fact by similarity, but the instruction all the same
+    outcome = say(alice, conversation_create(user=alice), "Explain how tides work.")
+
+    assert [(r.memory.text, r.standing, r.rank) for r in outcome.recalled] == [
+        ("The user wants the assistant to always use British spelling.", True, 1)
+    ]
+    note = fake_llm.chat_requests()[0]["body"]["messages"][1]["content"]
+    assert note.startswith(STANDING_NOTE_HEADER) and "British spelling" in note
+    assert MEMORY_NOTE_HEADER not in note and "nurse" not in note
+    logged = MemoryRecall.objects.get(reply_turn=outcome.reply)
+    assert (logged.memory_id, logged.rank, logged.standing) == (outcome.recalled[0].memory.pk, 1, True)
+
+    # a turn about the user: its facts first, then the instruction
+    fake_llm.reply("You are a nurse.")
+    outcome = say(alice, conversation_create(user=alice), "What is my job?")
+    assert [(r.memory.text, r.standing) for r in outcome.recalled] == [
+        ("The user is a pediatric nurse in Montreal.", False),
+        ("The user wants the assistant to always use British spelling.", True),
+    ]
 
 
 def test_the_turn_that_states_a_fact_does_not_recall_it_and_then_writes_it(alice):

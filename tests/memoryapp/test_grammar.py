@@ -24,8 +24,14 @@ from memoryapp.extraction import extract_facts
         ("My name's David.", ["The user's name is David."]),
         (
             "Please always answer me in Spanish from now on.",
-            ["The user wants the assistant to always answer them in Spanish from now on."],
+            ["The user wants the assistant to always answer the user in Spanish."],
         ),
+        ("Please keep your answers short from now on.", ["The user wants the assistant to keep its answers short."]),
+        (
+            "From now on, please answer in British English.",
+            ["The user wants the assistant to answer in British English."],
+        ),
+        ("Correct my mistakes in future, please.", ["The user wants the assistant to correct the user's mistakes."]),
         ("Please don't use bullet points", ["The user wants the assistant not to use bullet points."]),
         (
             "Got promoted to team lead in October, still getting used to it.",
