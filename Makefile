@@ -31,7 +31,13 @@ migrate: setup
 demo-user: migrate
 	$(PY) manage.py ensure_demo_user
 
+# The web server and the memory worker together: Ctrl-C stops both (and with them the embedded
+# PostgreSQL, which stops when its last client exits). Writes a previous run's worker left
+# half-done are queued again first; no other worker is running at that point.
 run: demo-user
+	$(PY) manage.py requeue_memory_writes --older-than 0m
+	@trap 'kill $$worker 2>/dev/null; wait $$worker 2>/dev/null' EXIT; \
+	$(PY) manage.py db_worker --backend worker --interval 0.2 --no-reload & worker=$$!; \
 	$(PY) manage.py runserver --noreload 127.0.0.1:8000
 
 # Browser tests drive Debian's chromium (Playwright's own browser download is never used).

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field, replace
+from datetime import timedelta
 from typing import TYPE_CHECKING
 
 from django.conf import settings
@@ -11,10 +12,12 @@ from django.contrib.auth import get_user_model
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Max
 from django.shortcuts import get_object_or_404
+from django.utils import timezone
+from django_tasks_db.models import DBTaskResult
 
 from chat import assistant, prompting
 from chat.models import Conversation, Turn
-from chat.tasks import remember_turn
+from chat.tasks import enqueue_write, remember_turn
 from core.llm import ModelUnavailable
 from core.ratelimit import forget_account
 from memoryapp.selectors import Recalled, recall_for_turn
@@ -215,8 +218,44 @@ def memory_write_enqueue(*, user: AbstractBaseUser, turn: Turn, retry: bool = Fa
         memory_state=Turn.MemoryState.QUEUED
     )
     if claimed:
-        transaction.on_commit(lambda: remember_turn.enqueue(user_id=user.pk, turn_id=turn.pk))
+        transaction.on_commit(lambda: enqueue_write(user_id=user.pk, turn_id=turn.pk))
     return bool(claimed)
+
+
+class WorkerLost(Exception):
+    """The worker running a memory write stopped before finishing it (killed, or its machine died)."""
+
+
+def memory_writes_requeue(*, older_than: timedelta) -> dict[str, int]:
+    """Queue again the memory writes a dead worker left behind; returns what was done.
+
+    A write claimed by a worker that was killed (-9) stays RUNNING in the queue for ever, and
+    its turn QUEUED. Run at worker start (`make run` does, with 0 minutes: no other worker is
+    alive) or on a schedule with an age no write reaches (a model write with its retries takes
+    well under a minute; the default 10 minutes), this marks such a task failed and queues the
+    turn's write again; it also queues a QUEUED turn whose task never reached the queue (the
+    process died between the commit and the enqueue). Nothing is written twice: the write
+    path is keyed by content and by turn.
+    """
+    cutoff = timezone.now() - older_than
+    path = remember_turn.module_path
+    stale = list(DBTaskResult.objects.filter(task_path=path, status="RUNNING", started_at__lt=cutoff))
+    for result in stale:
+        result.set_failed(WorkerLost(f"worker {', '.join(result.worker_ids) or '?'} stopped mid-write"))
+    waiting = {
+        result.args_kwargs["kwargs"].get("turn_id")
+        for result in DBTaskResult.objects.filter(task_path=path, status__in=["READY", "RUNNING"])
+    }
+    orphans = [
+        (turn_id, user_id)
+        for turn_id, user_id in Turn.objects.filter(
+            role=Turn.Role.USER, memory_state=Turn.MemoryState.QUEUED, created_at__lt=cutoff
+        ).values_list("pk", "user_id")
+        if turn_id not in waiting
+    ]
+    for turn_id, user_id in orphans:
+        enqueue_write(user_id=user_id, turn_id=turn_id)
+    return {"stale tasks failed": len(stale), "writes queued again": len(orphans)}
 
 
 @transaction.atomic

@@ -1,11 +1,19 @@
-"""Background work for chat, as Django tasks (immediate by default; any worker backend in production)."""
+"""Background work for chat, as Django tasks: the memory write of a user turn.
+
+`MEMORY_TASK_BACKEND` picks where it runs: "worker" queues it in the database for
+`manage.py db_worker --backend worker` (django-tasks-db), "immediate" runs it in the request
+once its transaction commits.
+"""
 
 from __future__ import annotations
 
 import logging
+from datetime import timedelta
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.tasks import task
+from django.tasks import task, task_backends
+from django.utils import timezone
 
 from chat.models import Turn
 from core.llm import ModelUnavailable
@@ -14,17 +22,47 @@ from memoryapp.services import remember
 
 logger = logging.getLogger(__name__)
 
+BACKENDS = {"worker": "worker", "immediate": "default"}  # MEMORY_TASK_BACKEND -> TASKS alias
+RETRY_BASE_SECONDS = 2.0
+
+
+def memory_backend() -> str:
+    return BACKENDS[settings.MEMORY_TASK_BACKEND]
+
+
+def enqueue_write(*, user_id: int, turn_id: int, attempt: int = 1, delay: float = 0.0) -> None:
+    """Queue the write of one turn on the configured backend (`delay` only where it can defer)."""
+    alias = memory_backend()
+    queued = remember_turn.using(backend=alias)
+    if delay and task_backends[alias].supports_defer:
+        queued = queued.using(run_after=timezone.now() + timedelta(seconds=delay))
+    queued.enqueue(user_id=user_id, turn_id=turn_id, attempt=attempt)
+
 
 @task
-def remember_turn(*, user_id: int, turn_id: int) -> int:
-    """Run the write path on one user turn and record how it went on the turn."""
+def remember_turn(*, user_id: int, turn_id: int, attempt: int = 1) -> int:
+    """Run the write path on one user turn and record how it went on the turn.
+
+    The turn stays QUEUED while its write waits or runs. A model failure is tried again with
+    back-off, up to MEMORY_WRITE_ATTEMPTS in all, where the backend can defer; then the turn is
+    FAILED and the chat offers "Retry memory". Running a write twice stores nothing twice: the
+    upsert and the evidence row are keyed by content and by turn.
+    """
     user = get_user_model().objects.get(pk=user_id)
-    turn = Turn.objects.get(pk=turn_id, user=user)
+    turn = Turn.objects.filter(pk=turn_id, user=user).first()
+    if turn is None:  # deleted with its conversation while the write waited
+        return 0
     try:
         written = remember(user, turn)
     except ModelUnavailable as exc:
-        logger.warning("memory write for turn %s failed: %s", turn_id, exc)
-        Turn.objects.filter(pk=turn_id, user=user).update(memory_state=Turn.MemoryState.FAILED)
+        retry = attempt < settings.MEMORY_WRITE_ATTEMPTS and task_backends[memory_backend()].supports_defer
+        logger.warning(
+            "memory write for turn %s failed (attempt %d): %s%s", turn_id, attempt, exc, "; retrying" if retry else ""
+        )
+        if retry:
+            enqueue_write(user_id=user_id, turn_id=turn_id, attempt=attempt + 1, delay=RETRY_BASE_SECONDS**attempt)
+        else:
+            Turn.objects.filter(pk=turn_id, user=user).update(memory_state=Turn.MemoryState.FAILED)
         return 0
     state = {"secret": Turn.MemoryState.WITHHELD, "forget": Turn.MemoryState.FORGET}.get(
         declined(turn.content) or "", Turn.MemoryState.DONE

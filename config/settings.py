@@ -56,6 +56,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_htmx",
+    "django_tasks_db",
     "core",
     "memoryapp",
     "chat",
@@ -184,7 +185,18 @@ LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "login"
 
-TASKS = {"default": {"BACKEND": env_str("MEMORY_TASK_BACKEND", "django.tasks.backends.immediate.ImmediateBackend")}}
+# The memory write of a chat turn is a task. "worker": queued in the database and run by
+# `manage.py db_worker --backend worker` (django-tasks-db), which `make run` starts beside the web
+# server, so a model extractor's seconds are never spent inside the request. "immediate": run in
+# the request, after its transaction commits (no worker needed; the test suite's default).
+TASKS = {
+    "default": {"BACKEND": "django.tasks.backends.immediate.ImmediateBackend"},
+    "worker": {"BACKEND": "django_tasks_db.DatabaseBackend"},
+}
+MEMORY_TASK_BACKEND = env_choice("MEMORY_TASK_BACKEND", "worker", ("worker", "immediate"))
+# A write that fails on the model endpoint is tried again this many times in all, with
+# back-off (2 s, 4 s, ...), when the backend can defer; then the turn offers "Retry memory".
+MEMORY_WRITE_ATTEMPTS = env_int("MEMORY_WRITE_ATTEMPTS", 3, minimum=1, maximum=10)
 
 LOG_LEVEL = env_choice("MEMORY_LOG_LEVEL", "INFO", ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"))
 # Errors and tracebacks go to stderr in every mode, each line with its request's id (debug off,

@@ -7,7 +7,8 @@ What it does, in order:
    embedded one by default) and migrates it, so development and test data are never touched;
 2. creates the users, each with an API token and one conversation;
 3. serves the app with gunicorn on 127.0.0.1 and a free port, debug off, the model offline, the
-   rate limits raised so that they do not shape the run;
+   rate limits raised so that they do not shape the run, and runs the memory worker beside it
+   (`manage.py db_worker --backend worker`), as `make run` does;
 4. for a fixed time, runs two client threads per user (so a user's turns, searches and deletes
    race each other, and two posts can race for the next seq of one conversation): post a turn
    (half the time), search by meaning (three in ten), delete one of the user's memories (two in ten);
@@ -33,6 +34,7 @@ import json
 import os
 import random
 import secrets
+import shutil
 import signal
 import socket
 import statistics
@@ -91,7 +93,10 @@ class LoadUser:
     conversation: str
 
 
-def create_users(count: int) -> list[LoadUser]:
+WARM_UP_USER = "load-warm-up"  # not one of the load's users: its turn is left out of the invariants
+
+
+def create_users(usernames: list[str]) -> list[LoadUser]:
     """Users with an API token and one conversation each (no password: they only use tokens)."""
     from django.contrib.auth import get_user_model
     from rest_framework.authtoken.models import Token
@@ -99,8 +104,8 @@ def create_users(count: int) -> list[LoadUser]:
     from chat.services import conversation_create
 
     users = []
-    for index in range(count):
-        user = get_user_model().objects.create_user(username=f"load-user-{index}", password=None)
+    for username in usernames:
+        user = get_user_model().objects.create_user(username=username, password=None)
         token = Token.objects.create(user=user)
         conversation = conversation_create(user=user, title="load")
         users.append(LoadUser(user.username, token.key, conversation.public_id))
@@ -175,6 +180,35 @@ def gunicorn(database_url: str, workers: int) -> Iterator[Server]:
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait(timeout=15)
+
+
+@contextmanager
+def memory_worker(database_url: str) -> Iterator[subprocess.Popen]:
+    """The memory-write worker on the same database, once it polls the queue; stopped (SIGTERM,
+    then SIGKILL) on leaving."""
+    command = [sys.executable, "manage.py", "db_worker", "--backend", "worker", "--interval", "0.1"]
+    command += ["--no-reload", "--no-startup-delay"]
+    folder = tempfile.mkdtemp(prefix="memory-worker-")
+    log = Path(folder) / "worker.log"
+    with log.open("wb") as sink:
+        process = subprocess.Popen(  # noqa: S603 - our own interpreter and a fixed argument list
+            command, cwd=BASE_DIR, env=server_environment(database_url), stdout=sink, stderr=subprocess.STDOUT
+        )
+    try:
+        deadline = time.monotonic() + START_TIMEOUT
+        while b"Starting worker" not in log.read_bytes():
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"the memory worker did not start:\n{log.read_text(errors='replace')[-4000:]}")
+            time.sleep(0.2)
+        yield process
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=15)
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _wait_until_serving(server: Server) -> None:
@@ -312,6 +346,25 @@ def client(port: int, state: UserState, record: Record, deadline: float, seed: i
                 state.known |= learned
 
 
+def warm_up_worker(port: int) -> None:
+    """One statement through the API and the memory worker before the clock starts, so the
+    worker has loaded its models and the run's writes land while the run can still see them."""
+    from chat.models import Turn
+
+    (user,) = create_users([WARM_UP_USER])
+    status, data, _, _ = call(
+        port, user.token, "POST", f"/api/conversations/{user.conversation}/turns/", {"content": "I live in Lisbon."}
+    )
+    if status != 201 or not data:
+        raise RuntimeError(f"the warm-up turn got {status}")
+    deadline = time.monotonic() + START_TIMEOUT
+    turn = Turn.objects.filter(user__username=WARM_UP_USER, role=Turn.Role.USER)
+    while turn.values_list("memory_state", flat=True).get() == Turn.MemoryState.QUEUED:
+        if time.monotonic() > deadline:
+            raise RuntimeError("the memory worker did not write the warm-up turn in time")
+        time.sleep(0.1)
+
+
 def warm_up(port: int, users: list[LoadUser], workers: int) -> None:
     """Load the embedding model in every worker before the clock starts."""
     threads = [
@@ -397,7 +450,7 @@ def invariants(record: Record) -> dict[str, int]:
     from chat.models import Turn
     from memoryapp.models import Memory, MemoryRecall
 
-    user_turns = Turn.objects.filter(role=Turn.Role.USER)
+    user_turns = Turn.objects.filter(role=Turn.Role.USER).exclude(user__username=WARM_UP_USER)
     stored = set(user_turns.values_list("conversation__public_id", "seq", "content"))
     lost = sum(1 for turn in record.turns if turn not in stored)
     # An unanswered post may have been stored; anything beyond that is a turn nobody was told about.
@@ -526,10 +579,12 @@ def run(args: argparse.Namespace) -> dict:
     from core.databases import scratch_database
 
     with scratch_database(name) as database:
-        users = create_users(args.users)
-        with gunicorn(database.url, args.workers) as server:
+        users = create_users([f"load-user-{index}" for index in range(args.users)])
+        with gunicorn(database.url, args.workers) as server, memory_worker(database.url) as worker:
             report["gunicorn_pid"] = server.process.pid
+            report["worker_pid"] = worker.pid
             warm_up(server.port, users, args.workers)
+            warm_up_worker(server.port)
             record, elapsed = drive(server.port, users, args.seconds, args.clients_per_user)
             report["load_after"] = [round(x, 2) for x in os.getloadavg()]
             if any(s.status >= 500 or s.status == 0 for s in record.samples):

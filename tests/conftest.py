@@ -7,6 +7,7 @@ import pytest
 from django.test import Client
 
 from tests.fake_openai import FakeOpenAI
+from tests.workers import worker_settings
 
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
@@ -15,6 +16,13 @@ os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 def _fast_password_hashing(settings):
     # Password hashing strength is not under test; PBKDF2 would cost ~0.3 s per user.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
+def _memory_writes_in_the_request(settings):
+    # Where a worker is not the subject, the write runs in the request after commit, so a test
+    # sees its result at once; tests/chat/test_worker.py runs a real worker process.
+    settings.MEMORY_TASK_BACKEND = "immediate"
 
 
 @pytest.fixture
@@ -75,3 +83,9 @@ def fake_llm(fake_openai_server: FakeOpenAI, settings) -> Iterator[FakeOpenAI]:
     settings.LLM_TIMEOUT_SECONDS = 2.0
     settings.LLM_MAX_RETRIES = 0
     yield fake_openai_server
+
+
+@pytest.fixture
+def worker_env(settings) -> dict[str, str]:
+    """Memory writes queued for a real worker process (tests/workers.py), and its environment."""
+    return worker_settings(settings)

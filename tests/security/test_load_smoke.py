@@ -83,8 +83,9 @@ def test_no_duplicate_live_memory_and_no_deleted_memory_recalled_after_its_delet
     assert {k: found[k] for k in VIOLATIONS} == dict.fromkeys(VIOLATIONS, 0)
 
 
-def test_the_run_leaves_no_server_and_no_database_behind(report):
-    assert not psutil.pid_exists(report["gunicorn_pid"]) or psutil.Process(report["gunicorn_pid"]).status() == "zombie"
+def test_the_run_leaves_no_server_no_worker_and_no_database_behind(report):
+    for pid in (report["gunicorn_pid"], report["worker_pid"]):
+        assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == "zombie"
     with connection.cursor() as cursor:
         cursor.execute("SELECT count(*) FROM pg_database WHERE datname = %s", [report["database"]])
         assert cursor.fetchone() == (0,)

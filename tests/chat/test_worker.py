@@ -1,0 +1,132 @@
+"""The memory write on a real worker: `manage.py db_worker --backend worker` (django-tasks-db) as
+its own process, against the test database, for whole chat turns."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+import pytest
+from django.core.management import call_command
+from django_tasks_db.models import DBTaskResult
+
+from chat.models import Turn
+from chat.services import chat_reply, chat_user_turn, conversation_create
+from memoryapp.models import Memory, MemoryEvidence
+from tests.workers import TIMEOUT, finish, worker
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def say(user, conversation, text: str) -> Turn:
+    turn = chat_user_turn(user=user, conversation=conversation, content=text)
+    outcome = chat_reply(user=user, user_turn=turn)
+    assert outcome.error is None
+    return outcome.user_turn
+
+
+def test_a_statement_is_answered_at_once_and_remembered_by_the_worker(alice, worker_env):
+    conversation = conversation_create(user=alice)
+    turn = say(alice, conversation, "I live in Lisbon and I'm a pediatric nurse.")
+    assert turn.memory_state == Turn.MemoryState.QUEUED  # the reply did not wait for the write
+    assert not Memory.objects.filter(user=alice).exists()
+
+    finish(worker(worker_env, "--batch"))
+
+    turn.refresh_from_db()
+    assert turn.memory_state == Turn.MemoryState.DONE
+    stored = Memory.objects.filter(user=alice, source_turn=turn, source_conversation=conversation)
+    assert sorted(stored.values_list("text", flat=True)) == [
+        "The user is a pediatric nurse.",
+        "The user lives in Lisbon.",
+    ]
+    assert MemoryEvidence.objects.filter(user=alice, turn=turn).count() == 2
+    (result,) = DBTaskResult.objects.all()
+    assert (result.status, result.return_value, len(result.worker_ids)) == ("SUCCESSFUL", 2, 1)
+
+
+def test_a_failing_model_is_retried_with_back_off_then_the_turn_offers_a_retry(alice, worker_env, fake_llm):
+    worker_env.update(OPENAI_BASE_URL=fake_llm.base_url, OPENAI_API_KEY="test-key", MEMORY_WRITE_ATTEMPTS="2")
+    fake_llm.reply("Noted.")  # the reply, in this process
+    fake_llm.fail(503, times=2)  # both extraction attempts, in the worker
+    turn = say(alice, conversation_create(user=alice), "I live in Lisbon.")
+    fake_llm.requests.clear()
+
+    started = time.monotonic()
+    finish(worker(worker_env, "--max-tasks", "2"))
+
+    assert time.monotonic() - started >= 2.0  # the second attempt waited its back-off
+    assert len(fake_llm.chat_requests()) == 2
+    turn.refresh_from_db()
+    assert turn.memory_state == Turn.MemoryState.FAILED
+    assert not Memory.objects.filter(user=alice).exists()
+    assert Turn.objects.filter(user=alice).count() == 2  # the turn and its reply, once each
+    results = DBTaskResult.objects.order_by("enqueued_at")
+    assert [(r.status, r.args_kwargs["kwargs"]["attempt"]) for r in results] == [
+        ("SUCCESSFUL", 1),
+        ("SUCCESSFUL", 2),
+    ]
+
+
+def test_two_workers_never_run_one_turns_write_twice(alice, bob, worker_env):
+    turns = [
+        say(user, conversation_create(user=user), f"I have {n} cats and I live in Lisbon.")
+        for n in range(2, 8)
+        for user in (alice, bob)
+    ]
+
+    first, second = worker(worker_env, "--batch"), worker(worker_env, "--batch")
+    finish(first), finish(second)
+
+    results = list(DBTaskResult.objects.all())
+    assert len(results) == len(turns)
+    assert all(r.status == "SUCCESSFUL" and len(r.worker_ids) == 1 for r in results)
+    assert len({worker_id for r in results for worker_id in r.worker_ids}) >= 1
+    for turn in turns:
+        turn.refresh_from_db()
+        assert turn.memory_state == Turn.MemoryState.DONE
+    # each statement's facts once: the same two facts per user, restated five times
+    for user in (alice, bob):
+        assert Memory.objects.filter(user=user, deleted_at__isnull=True).count() == 2 + 5  # cats differ, city once
+        assert MemoryEvidence.objects.filter(user=user).count() == 2 * 6
+
+
+def test_a_worker_killed_mid_write_loses_and_doubles_nothing_after_a_restart(alice, worker_env, fake_llm):
+    worker_env.update(OPENAI_BASE_URL=fake_llm.base_url, OPENAI_API_KEY="test-key", MEMORY_LLM_TIMEOUT="60")
+    fake_llm.reply("Noted.")
+    fake_llm.hang(60)  # the worker's extraction call never comes back in time
+    turn = say(alice, conversation_create(user=alice), "I live in Lisbon.")
+
+    doomed = worker(worker_env)
+    deadline = time.monotonic() + TIMEOUT
+    while not DBTaskResult.objects.filter(status="RUNNING").exists():
+        assert time.monotonic() < deadline and doomed.poll() is None, "the worker never started the write"
+        time.sleep(0.1)
+    time.sleep(0.5)  # inside the extraction call
+    os.killpg(doomed.pid, signal.SIGKILL)
+    doomed.communicate()
+    turn.refresh_from_db()
+    assert turn.memory_state == Turn.MemoryState.QUEUED  # abandoned, not lost
+
+    call_command("requeue_memory_writes", "--older-than", "0m")
+    fake_llm.chat_queue.clear()
+    fake_llm.facts("The user lives in Lisbon.")
+    finish(worker(worker_env, "--batch"))
+
+    turn.refresh_from_db()
+    assert turn.memory_state == Turn.MemoryState.DONE
+    assert list(Memory.objects.filter(user=alice).values_list("text", flat=True)) == ["The user lives in Lisbon."]
+    assert MemoryEvidence.objects.filter(user=alice, turn=turn).count() == 1
+    assert sorted(DBTaskResult.objects.values_list("status", flat=True)) == ["FAILED", "SUCCESSFUL"]
+    assert Turn.objects.filter(user=alice).count() == 2
+
+
+def test_staff_see_the_queued_writes_in_the_admin(alice, staff, worker_env, client):
+    turn = say(alice, conversation_create(user=alice), "I live in Lisbon.")
+    client.force_login(staff)
+    response = client.get("/admin/django_tasks_database/dbtaskresult/")
+    assert response.status_code == 200
+    (result,) = DBTaskResult.objects.all()
+    assert result.status == "READY" and result.args_kwargs["kwargs"]["turn_id"] == turn.pk
+    assert str(result.id) in response.content.decode() and "remember_turn" in response.content.decode()
