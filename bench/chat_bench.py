@@ -3,8 +3,10 @@
 A turn is `chat_user_turn` then `chat_reply`, exactly as the chat view runs them: store
 the user's turn, recall, assemble the request, the offline reply (the app's default with
 no model endpoint: it makes no model call, so this is the turn "excluding the model call"),
-save the reply, log the recalled memories, then the memory write (`remember`, with the
-built-in rule extractor) run by the immediate task backend after commit. The users each
+save the reply, log the recalled memories, then queue the memory write. With `mode="immediate"`
+the write (`remember`, offline extractor) runs in the turn after commit; with `mode="worker"`
+(the default in production) a real worker process (`manage.py db_worker --backend worker`) runs
+it beside the turns, and the queue latency (from enqueue to the write's end) is reported. The users each
 hold `per_user` memories with real sentences embedded by the local model, so recall
 finds some of them above its floor and the log and prompt carry them. Recall, remember
 and the embedding inside both are timed by stopwatches around the product's functions.
@@ -12,16 +14,21 @@ and the embedding inside both are timed by stopwatches around the product's func
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db import connection
-from django.tasks import DEFAULT_TASK_BACKEND_ALIAS, task_backends
 from django.test.utils import CaptureQueriesContext, override_settings
 from django.utils import timezone
+from django_tasks_db.models import DBTaskResult
 from tqdm import tqdm
 
 import chat.services
@@ -32,6 +39,7 @@ from bench.synthetic import _TOPICS, percentiles, probe_texts
 from bench.timing import Buckets, stopwatch
 from chat.models import Turn
 from chat.services import chat_reply, chat_user_turn, conversation_create
+from core.databases import database_url
 from memoryapp.embeddings import get_embedder
 from memoryapp.hashing import content_hash
 from memoryapp.models import Memory, MemoryRecall
@@ -67,6 +75,8 @@ class ChatResult:
     recalled_per_turn: float
     replies: int
     writes_done: int
+    mode: str = "immediate"
+    queue_latency: dict[str, float] = field(default_factory=dict)  # enqueue -> write done, worker mode
     samples: list[dict[str, float]] = field(default_factory=list, repr=False)
 
     def as_dict(self) -> dict[str, Any]:
@@ -103,11 +113,55 @@ def _turn(user: Any, conversation: Any, text: str) -> tuple[Turn, Any]:
     return user_turn, chat_reply(user=user, user_turn=user_turn)
 
 
-def measure_chat(*, users: int = 50, turns_per_user: int = 4, per_user: int = 100, progress: bool = True) -> ChatResult:
-    """`users` users each take `turns_per_user` turns in one conversation; every turn is timed whole."""
+BASE_DIR = Path(__file__).resolve().parents[1]
+DRAIN_TIMEOUT = 300.0
+
+
+def _start_worker() -> subprocess.Popen:
+    """A memory worker on this database, as `make run` starts one."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "MEMORY_"))}
+    env.update(DATABASE_URL=database_url(connection.settings_dict["NAME"]), MEMORY_TASK_BACKEND="worker")
+    command = [sys.executable, "manage.py", "db_worker", "--backend", "worker", "--interval", "0.2"]
+    return subprocess.Popen(  # noqa: S603 - our own interpreter and a fixed argument list
+        [*command, "--no-reload", "--no-startup-delay", "--verbosity", "0"],
+        cwd=BASE_DIR,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+
+
+def _drain(worker: subprocess.Popen) -> None:
+    """Wait until the worker has run every queued write, then stop it."""
+    deadline = time.monotonic() + DRAIN_TIMEOUT
+    try:
+        while DBTaskResult.objects.filter(status__in=["READY", "RUNNING"]).exists():
+            if worker.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("the memory worker stopped or did not drain the queue in time")
+            time.sleep(0.2)
+    finally:
+        worker.terminate()
+        try:
+            worker.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(worker.pid, signal.SIGKILL)
+            worker.wait()
+
+
+def measure_chat(
+    *, users: int = 50, turns_per_user: int = 4, per_user: int = 100, progress: bool = True, mode: str = "immediate"
+) -> ChatResult:
+    """`users` users each take `turns_per_user` turns in one conversation; every turn is timed whole.
+    `mode` is MEMORY_TASK_BACKEND: "immediate" (the write in the turn) or "worker"."""
     assert not Memory.objects.exists(), "the chat benchmark needs a database of its own"
-    backend = type(task_backends[DEFAULT_TASK_BACKEND_ALIAS]).__name__
-    assert backend == "ImmediateBackend", f"the memory write must run in the turn; the task backend is {backend}"
+    with override_settings(MEMORY_TASK_BACKEND=mode):
+        return _measure_chat(users=users, turns_per_user=turns_per_user, per_user=per_user, progress=progress)
+
+
+def _measure_chat(*, users: int, turns_per_user: int, per_user: int, progress: bool) -> ChatResult:
+    from django.conf import settings
+
+    mode = settings.MEMORY_TASK_BACKEND
     people = seed_chat_users(users + 1, per_user, progress=progress)
     warm, people = people[0], people[1:]
     texts = turn_texts(turns_per_user)
@@ -121,6 +175,7 @@ def measure_chat(*, users: int = 50, turns_per_user: int = 4, per_user: int = 10
         stopwatch(chat.tasks, "remember", buckets, "remember"),
         stopwatch(embedder, "embed", buckets, "embedding"),
     ):
+        worker = _start_worker() if mode == "worker" else None
         # Warm-up on a user of its own, counting the queries of each kind of turn.
         conversation = conversation_create(user=warm, title="")
         for n, text in enumerate(turn_texts(8)):
@@ -136,8 +191,16 @@ def measure_chat(*, users: int = 50, turns_per_user: int = 4, per_user: int = 10
             total = time.perf_counter() - start
             replies += outcome.reply is not None
             samples.append({"total": total, "statement": float(text in TURNS), **buckets.take()})
+        if worker is not None:
+            _drain(worker)
     written = Memory.objects.filter(user__in=people).count() - len(people) * per_user  # superseded rows included
     done = Turn.objects.filter(user__in=people, role=Turn.Role.USER, memory_state=Turn.MemoryState.DONE).count()
+    latency = [
+        (finished - enqueued).total_seconds()
+        for enqueued, finished in DBTaskResult.objects.filter(
+            status="SUCCESSFUL", args_kwargs__kwargs__user_id__in=[user.pk for user in people]
+        ).values_list("enqueued_at", "finished_at")
+    ]
     recalled = MemoryRecall.objects.filter(user__in=people).count()
 
     def stats(key: str, kind: float | None = None) -> dict[str, float]:
@@ -165,5 +228,7 @@ def measure_chat(*, users: int = 50, turns_per_user: int = 4, per_user: int = 10
         recalled_per_turn=recalled / len(samples),
         replies=replies,
         writes_done=done,
+        mode=mode,
+        queue_latency=percentiles(latency) if latency else {},
         samples=samples,
     )

@@ -126,14 +126,20 @@ def render(results: Results) -> str:
             f"{'constant' if p['constant_queries'] else 'NOT constant'} over users and pages; "
             f"rows {'equal' if p['rows_exact'] else 'NOT equal'} to the expected newest-first slice.",
         ]
-    if results.chat:
-        c = results.chat
+    for c in (results.chat, results.chat_worker):
+        if not c:
+            continue
+        where = (
+            "the memory write in the turn (immediate task backend)"
+            if c["mode"] == "immediate"
+            else "the memory write queued for a worker process running beside the turns"
+        )
         lines += [
             "",
-            f"### One chat turn without the model call ({c['turns']} turns by {c['users']} users with "
+            f"### One chat turn without the model call, {where} ({c['turns']} turns by {c['users']} users with "
             f"{c['per_user']} memories each; milliseconds, p50 / p95 / p99)",
             "",
-            "| whole turn | recall | remember (immediate task) | the rest | of the whole: embedding "
+            "| whole turn | recall | remember (in the turn) | the rest | of the whole: embedding "
             "| whole turn without the embedding |",
             "|---|---|---|---|---|---|",
             f"| {_triple(c['total'])} | {_triple(c['recall'])} | {_triple(c['remember'])} | {_triple(c['rest'])} "
@@ -154,6 +160,11 @@ def render(results: Results) -> str:
             f"statement of new facts. Replies {c['replies']} of {c['turns']}, memory writes done {c['writes_done']}, "
             f"memories added {c['memories_written']}, recalled memories logged per turn {c['recalled_per_turn']:.1f}.",
         ]
+        if c.get("queue_latency"):
+            lines.append(
+                f"Queue latency, from the write's enqueue (the turn's commit) to its end on the worker: "
+                f"{_triple(c['queue_latency'])} ms (p50 / p95 / p99) over {c['queue_latency']['n']} writes."
+            )
     return "\n".join(lines)
 
 

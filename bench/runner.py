@@ -64,6 +64,7 @@ class Results:
     embedding: dict[str, Any] = field(default_factory=dict)
     pages: dict[str, Any] = field(default_factory=dict)
     chat: dict[str, Any] = field(default_factory=dict)
+    chat_worker: dict[str, Any] = field(default_factory=dict)
     seconds: float = 0.0
 
     def as_dict(self) -> dict[str, Any]:
@@ -76,6 +77,7 @@ class Results:
             "embedding": self.embedding,
             "pages": self.pages,
             "chat": self.chat,
+            "chat_worker": self.chat_worker,
             "seconds": self.seconds,
         }
 
@@ -176,6 +178,13 @@ def run(options: Options) -> Results:
             with scratch_database(CHAT_DATABASE):
                 results.chat = measure_chat(
                     users=options.chat_users, turns_per_user=options.chat_turns_per_user, progress=options.progress
+                ).as_dict()
+            with scratch_database(CHAT_DATABASE):
+                results.chat_worker = measure_chat(
+                    users=options.chat_users,
+                    turns_per_user=options.chat_turns_per_user,
+                    progress=options.progress,
+                    mode="worker",
                 ).as_dict()
         if options.embed_texts:
             results.embedding = measure_embedding(probe_texts(options.embed_texts)).as_dict()
