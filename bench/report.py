@@ -132,7 +132,7 @@ def render(results: Results) -> str:
         where = (
             "the memory write in the turn (immediate task backend)"
             if c["mode"] == "immediate"
-            else "the memory write queued for a worker process running beside the turns"
+            else "the memory write queued for the worker (no worker competing for the cores while timed)"
         )
         lines += [
             "",
@@ -162,8 +162,9 @@ def render(results: Results) -> str:
         ]
         if c.get("queue_latency"):
             lines.append(
-                f"Queue latency, from the write's enqueue (the turn's commit) to its end on the worker: "
-                f"{_triple(c['queue_latency'])} ms (p50 / p95 / p99) over {c['queue_latency']['n']} writes."
+                f"Queue latency, from the write's enqueue (the turn's commit) to its end on a running worker, "
+                f"statements sent one a second: {_triple(c['queue_latency'])} ms (p50 / p95 / p99) over "
+                f"{c['queue_latency']['n']} writes."
             )
     return "\n".join(lines)
 

@@ -20,7 +20,7 @@ from chat.models import Conversation, Turn
 from chat.tasks import enqueue_write, remember_turn
 from core.llm import ModelUnavailable
 from core.ratelimit import forget_account
-from memoryapp.selectors import Recalled, recall_for_turn
+from memoryapp.selectors import Recalled, TurnRead, read_turn
 from memoryapp.services import memory_admin_log_erase, memory_detach_conversation, recall_log
 
 if TYPE_CHECKING:
@@ -84,13 +84,13 @@ class ReplyOutcome:
     error: str | None = None
 
 
-def _recall_safely(user: AbstractBaseUser, probe: str) -> list[Recalled]:
+def _read_safely(user: AbstractBaseUser, probe: str) -> TurnRead | None:
     try:
-        return recall_for_turn(user, probe)
+        return read_turn(user, probe)
     except ModelUnavailable:
         # Memory helps the answer; its absence must not cost the user their reply.
         logger.warning("recall failed; answering without memories")
-        return []
+        return None
 
 
 @dataclass(frozen=True)
@@ -175,7 +175,8 @@ def chat_reply(*, user: AbstractBaseUser, user_turn: Turn) -> ReplyOutcome:
         return ReplyOutcome(user_turn=user_turn, reply=existing)
 
     conversation = get_object_or_404(Conversation, pk=user_turn.conversation_id, user=user)
-    recalled = _recall_safely(user, user_turn.content)
+    read = _read_safely(user, user_turn.content)
+    recalled = read.recalled if read else []
     outcome = ReplyOutcome(user_turn=user_turn, recalled=recalled)
     try:
         request = summary_fold(build_request(conversation=conversation, user_turn=user_turn, recalled=recalled))
@@ -201,7 +202,7 @@ def chat_reply(*, user: AbstractBaseUser, user_turn: Turn) -> ReplyOutcome:
         outcome.reply = reply
         # Only once the model has answered: while the endpoint is failing, a second call for
         # the memory write would only double the user's wait. Retrying the reply queues it.
-        memory_write_enqueue(user=user, turn=user_turn)
+        memory_write_enqueue(user=user, turn=user_turn, read=read)
     # The turn as it stands now (its memory write may have run already), not the caller's copy.
     outcome.user_turn = Turn.objects.select_related("conversation").get(pk=user_turn.pk, user=user)
     return outcome
@@ -211,14 +212,21 @@ def turn_memory_state(*, user: AbstractBaseUser, turn: Turn) -> str:
     return Turn.objects.filter(pk=turn.pk, user=user).values_list("memory_state", flat=True).get()
 
 
-def memory_write_enqueue(*, user: AbstractBaseUser, turn: Turn, retry: bool = False) -> bool:
-    """Queue the durable-memory write for a user turn, once (or again after a failure)."""
+def memory_write_enqueue(
+    *, user: AbstractBaseUser, turn: Turn, retry: bool = False, read: TurnRead | None = None
+) -> bool:
+    """Queue the durable-memory write for a user turn, once (or again after a failure). With
+    the turn's `read`, its embedding goes along, so the write does not embed the turn again."""
     allowed = [Turn.MemoryState.PENDING] + ([Turn.MemoryState.FAILED] if retry else [])
     claimed = Turn.objects.filter(pk=turn.pk, user=user, role=Turn.Role.USER, memory_state__in=allowed).update(
         memory_state=Turn.MemoryState.QUEUED
     )
     if claimed:
-        transaction.on_commit(lambda: enqueue_write(user_id=user.pk, turn_id=turn.pk))
+        vector = read.vector if read is not None and read.vector is not None else None
+        model = read.embedding_model if vector is not None else None
+        transaction.on_commit(
+            lambda: enqueue_write(user_id=user.pk, turn_id=turn.pk, turn_vector=vector, embedding_model=model)
+        )
     return bool(claimed)
 
 

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import numpy as np
 from django.conf import settings
 from django.contrib.postgres.expressions import ArraySubquery
 from django.db.models import OuterRef, Prefetch
@@ -145,17 +146,32 @@ def recall(
     )
 
 
+@dataclass(frozen=True)
+class TurnRead:
+    """What the read path of a chat turn found, and the turn's embedding for its write path."""
+
+    recalled: list[Recalled]
+    vector: np.ndarray | None
+    embedding_model: str
+
+
 def recall_for_turn(user: AbstractBaseUser, text: str) -> list[Recalled]:
+    """The memories for a chat turn (see `read_turn`)."""
+    return read_turn(user, text).recalled
+
+
+def read_turn(user: AbstractBaseUser, text: str) -> TurnRead:
     """The read path of a chat turn: first, does the turn need the user's memory at all? A
     general question ("Who founded Tesla?") gets nothing by similarity, however close a stored
     fact is ("The user drives a Tesla."); a turn about the user, or a request whose answer
     depends on who asks, gets its nearest memories with the first at the lead floor; a turn in
     another language gets them at the recall floor (see memoryapp.grammar.memory_need). Then,
-    whatever the turn, the user's standing instructions, ranked after the rest."""
-    if not text or not text.strip():
-        return []
-    need = grammar.memory_need(text)
+    whatever the turn, the user's standing instructions, ranked after the rest. The turn is
+    embedded once; its vector goes on to the write path, which needs the same one."""
     embedder = get_embedder()
+    if not text or not text.strip():
+        return TurnRead([], None, embedder.name)
+    need = grammar.memory_need(text)
     vector = embedder.embed([text])[0]
     found = []
     if need != grammar.NOT_NEEDED:
@@ -173,13 +189,14 @@ def recall_for_turn(user: AbstractBaseUser, text: str) -> list[Recalled]:
         for item in memory_standing(user=user, vector=vector, embedding_model=embedder.name)
         if item.memory.pk not in seen
     ]
-    return [
+    recalled = [
         *found,
         *(
             Recalled(memory=item.memory, similarity=item.similarity, rank=len(found) + i, standing=True)
             for i, item in enumerate(standing, start=1)
         ),
     ]
+    return TurnRead(recalled, vector, embedder.name)
 
 
 def memory_list(*, user: AbstractBaseUser, text: str = "", include_deleted: bool = False):

@@ -61,9 +61,12 @@ class GatedFact:
     rejected_because: str = ""
 
 
-def gate_facts(content: str, facts: list[str]) -> tuple[str, list[GatedFact], list[GatedFact]]:
+def gate_facts(
+    content: str, facts: list[str], *, content_vector: np.ndarray | None = None
+) -> tuple[str, list[GatedFact], list[GatedFact]]:
     """Embed the turn, its clauses and the candidate facts in one batch; split the facts into
-    kept and rejected.
+    kept and rejected. `content_vector`, the turn's own embedding by the configured model when
+    the read path already made it, is used instead of embedding the turn again.
 
     A fact is kept when
     0. it carries no secret (a password, key, card, bank or id number) and no contact detail the
@@ -82,7 +85,11 @@ def gate_facts(content: str, facts: list[str]) -> tuple[str, list[GatedFact], li
         parts = [attribution.Clause(content, "unknown")]
     sources = [content, *(part.text for part in parts)]
     said = {i: text for i, fact in enumerate(facts) if (text := as_said(fact))}
-    vectors = embedder.embed([*sources, *facts, *said.values()])
+    if content_vector is not None:
+        vectors = embedder.embed([*sources[1:], *facts, *said.values()])
+        vectors = np.vstack([np.asarray(content_vector, dtype=vectors.dtype)[None, :], vectors])
+    else:
+        vectors = embedder.embed([*sources, *facts, *said.values()])
     source_vectors = vectors[: len(sources)]
     fact_vectors = vectors[len(sources) : len(sources) + len(facts)]
     said_vectors = dict(zip(said, vectors[len(sources) + len(facts) :], strict=True))
@@ -136,8 +143,9 @@ _COUNT_RESTATEMENT = f"""
 """
 
 
-def remember(user: AbstractBaseUser, turn: Turn) -> int:
-    """Extract, gate, embed and upsert the durable facts in one user turn.
+def remember(user: AbstractBaseUser, turn: Turn, *, turn_vector: np.ndarray | None = None) -> int:
+    """Extract, gate, embed and upsert the durable facts in one user turn. `turn_vector` is the
+    turn's embedding by the configured model, when the read path of the chat turn made it.
 
     Returns how many facts were written or refreshed; small talk writes nothing.
     - Facts come only from the user's own turns, at most two per turn; a turn that carries a
@@ -168,7 +176,7 @@ def remember(user: AbstractBaseUser, turn: Turn) -> int:
     facts = extract_facts(turn.content, said=turn.created_at.date())
     if not facts:
         return 0
-    model_name, kept, rejected = gate_facts(turn.content, facts)
+    model_name, kept, rejected = gate_facts(turn.content, facts, content_vector=turn_vector)
     for fact in rejected:
         logger.debug(
             "write gate rejected a fact from turn %s: %s (similarity %.3f)",

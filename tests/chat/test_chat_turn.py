@@ -8,6 +8,7 @@ from django.test import Client
 from chat.models import Conversation, Turn
 from chat.prompting import MEMORY_NOTE_HEADER, STANDING_NOTE_HEADER, SUMMARY_HEADER, SYSTEM_PROMPT
 from chat.services import chat_reply, chat_user_turn, conversation_create, memory_write_enqueue
+from memoryapp.embeddings import get_embedder
 from memoryapp.models import Memory, MemoryEvidence, MemoryRecall
 from memoryapp.selectors import recall
 from memoryapp.services import remember
@@ -289,3 +290,22 @@ def test_concurrent_posts_to_one_conversation_keep_every_turn_with_distinct_seqs
     turns = list(Turn.objects.filter(conversation=conversation).order_by("seq"))
     assert [t.seq for t in turns] == list(range(1, count + 1))
     assert sorted(t.content for t in turns) == sorted(f"message {n}" for n in range(count))
+
+
+def test_a_chat_turn_embeds_the_users_text_once_and_its_write_uses_that_vector(alice, monkeypatch):
+    embedder = get_embedder()
+    embedded: list[str] = []
+    real = embedder.embed
+
+    def recording(texts):  # records what is embedded; the real model still embeds it
+        embedded.extend(texts)
+        return real(texts)
+
+    monkeypatch.setattr(embedder, "embed", recording)
+    text = "I'm a pediatric nurse in Montreal, and I play the cello."
+    outcome = say(alice, conversation_create(user=alice), text)
+
+    assert embedded.count(text) == 1  # by the read path; the write path was handed its vector
+    written = MemoryEvidence.objects.filter(turn=outcome.user_turn, user=alice)
+    assert written.count() == 2
+    assert all(e.gate_similarity > 0.49 for e in written)
