@@ -230,6 +230,15 @@ def memory_write_enqueue(
     return bool(claimed)
 
 
+def _memory_write_tasks(*, user_id: int):
+    """The task rows of a user's memory writes, queued or finished. A running one is left to its
+    worker (deleting it under the worker would fail the worker's own update); the
+    retention prune (`prune_db_task_results`) takes it later."""
+    return DBTaskResult.objects.filter(
+        task_path=remember_turn.module_path, args_kwargs__kwargs__user_id=user_id
+    ).exclude(status="RUNNING")
+
+
 class WorkerLost(Exception):
     """The worker running a memory write stopped before finishing it (killed, or its machine died)."""
 
@@ -270,9 +279,11 @@ def memory_writes_requeue(*, older_than: timedelta) -> dict[str, int]:
 def account_erase(*, user: AbstractBaseUser) -> None:
     """Delete a user and, by cascade, every conversation, turn, memory (with its vector),
     evidence, recall and history row that belongs to them; and what would still name them:
-    the admin log of their memories (it keeps each memory's text) and the rate-limit counters
-    keyed by their username or id."""
+    the admin log of their memories (it keeps each memory's text), the rate-limit counters
+    keyed by their username or id, and their memory writes in the task queue (each carries its
+    turn's embedding)."""
     memory_admin_log_erase(user=user)
+    _memory_write_tasks(user_id=user.pk).delete()
     forget_account(username=user.get_username(), user_id=user.pk)
     get_user_model().objects.filter(pk=user.pk).delete()
 
@@ -289,6 +300,12 @@ def conversation_delete(*, user: AbstractBaseUser, conversation: Conversation, f
     """
     locked = get_object_or_404(Conversation.objects.select_for_update(), pk=conversation.pk, user=user)
     forgotten = memory_detach_conversation(user=user, conversation_id=locked.pk, forget_learned=forget_memories)
+    turn_ids = list(
+        Turn.objects.filter(conversation=locked, user=user, role=Turn.Role.USER).values_list("pk", flat=True)
+    )
+    # A write not run yet finds its turn gone and does nothing; its row (with the turn's
+    # embedding) goes with the conversation.
+    _memory_write_tasks(user_id=user.pk).filter(args_kwargs__kwargs__turn_id__in=turn_ids).delete()
     with connection.cursor() as cursor:
         cursor.execute(
             f"DELETE FROM {Turn._meta.db_table} WHERE conversation_id = %s AND user_id = %s", [locked.pk, user.pk]

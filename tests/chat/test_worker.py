@@ -130,3 +130,22 @@ def test_staff_see_the_queued_writes_in_the_admin(alice, staff, worker_env, clie
     (result,) = DBTaskResult.objects.all()
     assert result.status == "READY" and result.args_kwargs["kwargs"]["turn_id"] == turn.pk
     assert str(result.id) in response.content.decode() and "remember_turn" in response.content.decode()
+
+
+def test_queued_writes_and_their_vectors_go_with_the_conversation_and_the_account(alice, bob, worker_env):
+    from chat.services import account_erase, conversation_delete
+
+    kept = say(alice, conversation_create(user=alice), "I live in Lisbon.")
+    gone = conversation_create(user=alice)
+    say(alice, gone, "I'm a pediatric nurse.")
+    say(bob, conversation_create(user=bob), "I live in Porto.")
+    assert DBTaskResult.objects.count() == 3
+    assert all(len(r.args_kwargs["kwargs"]["turn_vector"]) == 384 for r in DBTaskResult.objects.all())
+
+    conversation_delete(user=alice, conversation=gone)
+    assert [
+        r.args_kwargs["kwargs"]["turn_id"] for r in DBTaskResult.objects.filter(args_kwargs__kwargs__user_id=alice.pk)
+    ] == [kept.pk]
+
+    account_erase(user=alice)
+    assert [r.args_kwargs["kwargs"]["user_id"] for r in DBTaskResult.objects.all()] == [bob.pk]
