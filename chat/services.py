@@ -289,6 +289,17 @@ def account_erase(*, user: AbstractBaseUser) -> None:
 
 
 @transaction.atomic
+def conversation_delete_all(*, user: AbstractBaseUser) -> int:
+    """Delete every conversation of the user, each as `conversation_delete` does (memories stay);
+    returns how many. The chat log is the tier that still shows the model what the user said
+    after "Forget everything", so the forget page offers this."""
+    conversations = list(Conversation.objects.filter(user=user).order_by("pk"))
+    for conversation in conversations:
+        conversation_delete(user=user, conversation=conversation)
+    return len(conversations)
+
+
+@transaction.atomic
 def conversation_delete(*, user: AbstractBaseUser, conversation: Conversation, forget_memories: bool = False) -> int:
     """Delete a conversation and all its turns. Memories learned in it stay (they are the
     user's to keep or delete), without a source turn to point to, unless `forget_memories`

@@ -6,6 +6,7 @@ app_name = "chat"
 
 urlpatterns = [
     path("", views.conversation_list_view, name="conversation_list"),
+    path("conversations/delete-all/", views.conversation_delete_all_view, name="conversation_delete_all"),
     path("c/<str:public_id>/", views.conversation_detail, name="conversation_detail"),
     path("c/<str:public_id>/delete/", views.conversation_delete_view, name="conversation_delete"),
     path("c/<str:public_id>/turns/", views.turn_create, name="turn_create"),

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login, logout
 from django.contrib.auth.decorators import login_required
@@ -19,6 +20,7 @@ from chat.services import (
     chat_user_turn,
     conversation_create,
     conversation_delete,
+    conversation_delete_all,
     memory_write_enqueue,
     turn_memory_state,
 )
@@ -85,6 +87,21 @@ def conversation_detail(request: HttpRequest, public_id: str) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET", "POST"])
+def conversation_delete_all_view(request: HttpRequest) -> HttpResponse:
+    """Delete all the user's conversations after a confirmation; memories are left as they are."""
+    if request.method == "POST":
+        if request.POST.get("confirm") != "on":
+            messages.error(request, "Tick the box to confirm.")
+            return redirect("chat:conversation_delete_all")
+        count = conversation_delete_all(user=request.user)
+        messages.success(request, f"Deleted {count} conversation{'' if count == 1 else 's'}.")
+        return redirect("chat:conversation_list")
+    count = conversation_list(user=request.user).count()
+    return render(request, "chat/conversation_delete_all.html", {"count": count})
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
 def conversation_delete_view(request: HttpRequest, public_id: str) -> HttpResponse:
     """Delete a conversation after a confirmation, optionally forgetting what was learned in it."""
     conversation = conversation_get(user=request.user, public_id=public_id)
@@ -110,6 +127,10 @@ def turn_create(request: HttpRequest, public_id: str) -> HttpResponse:
         if request.htmx:
             response = render(request, f"{DETAIL}#composer-errors", {"form": form}, status=422)
             return reswap(retarget(response, "#composer-errors"), "outerHTML")
+        # The page shows the message again for the user to trim, but never more of it than fits:
+        # a rejected 1 MB post is not sent back whole.
+        form.data = form.data.copy()
+        form.data["content"] = form.data.get("content", "")[: settings.CHAT_MAX_TURN_CHARS]
         context = {
             "conversation": conversation,
             "turns": conversation_turns(user=request.user, conversation=conversation),

@@ -126,7 +126,11 @@ def memory_forget_all_view(request: HttpRequest) -> HttpResponse:
     form = ForgetAllForm(request.POST if request.method == "POST" else None)
     if request.method == "POST" and form.is_valid():
         count = memory_forget_all(user=request.user)
-        messages.success(request, f"Forgot {count} memor{'y' if count == 1 else 'ies'}. They will not be used again.")
+        messages.success(
+            request,
+            f"Forgot {count} memor{'y' if count == 1 else 'ies'}. They will not be used again. Your conversations "
+            "stay, and the assistant still reads a conversation's earlier messages when you continue it.",
+        )
         return redirect("memoryapp:memory_list")
     live = memory_list(user=request.user).count()
     status = 400 if form.errors else 200

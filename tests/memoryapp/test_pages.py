@@ -175,3 +175,27 @@ def test_trace_page_links_the_source_turn_and_lists_restatements(alice, alice_cl
     assert f"/c/{source.conversation.public_id}/?turn={source.seq}#turn-{source.seq}" in html
     assert f"{again.conversation.public_id} #{again.seq}" in html and "restated" in html
     assert "Times stated</dt><dd>2" in html
+
+
+def test_forget_everything_says_the_conversations_stay_and_offers_to_delete_them(alice, bob, alice_client):
+    from chat.models import Conversation
+    from chat.services import conversation_create
+
+    page = alice_client.get(reverse("memoryapp:memory_forget_all")).content.decode()
+    assert "Your conversations stay." in page and "still reads its earlier messages" in page
+    assert reverse("chat:conversation_delete_all") in page
+    done = alice_client.post(reverse("memoryapp:memory_forget_all"), {"confirm": "on"}, follow=True)
+    assert "the assistant still reads a conversation" in done.content.decode()
+
+    for user in (alice, alice, bob):
+        conversation = conversation_create(user=user, title="")
+        user_turn(user, "I live in Lisbon.", conversation=conversation)
+    confirm = alice_client.get(reverse("chat:conversation_delete_all")).content.decode()
+    assert "Delete all 2 conversations?" in confirm
+    refused = alice_client.post(reverse("chat:conversation_delete_all"), {}, follow=True)
+    assert "Tick the box" in refused.content.decode() and Conversation.objects.filter(user=alice).count() == 2
+
+    deleted = alice_client.post(reverse("chat:conversation_delete_all"), {"confirm": "on"}, follow=True)
+    assert "Deleted 2 conversations." in deleted.content.decode()
+    assert not Conversation.objects.filter(user=alice).exists()
+    assert Conversation.objects.filter(user=bob).count() == 1  # the owner predicate

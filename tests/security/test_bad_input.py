@@ -94,3 +94,17 @@ def test_an_unroutable_api_path_answers_json_404(alice):
     response = client.get("/api/memories/0.3/")
     assert response.status_code == 404 and response.json() == {"detail": "Not found."}
     assert Client().get("/no/such/page/").status_code == 404
+
+
+def test_a_rejected_oversized_turn_is_not_echoed_back_whole(alice, alice_client, settings):
+    conversation = conversation_create(user=alice, title="")
+    url = reverse("chat:turn_create", args=[conversation.public_id])
+    huge = "x" * 1_000_000
+    response = alice_client.post(url, {"content": huge})
+    body = response.content.decode()
+    assert response.status_code == 400
+    assert f"this one has {len(huge):,}" in body  # the error says why
+    assert "x" * settings.CHAT_MAX_TURN_CHARS in body  # what fits is kept for the user to trim
+    assert "x" * (settings.CHAT_MAX_TURN_CHARS + 1) not in body
+    assert len(body) < settings.CHAT_MAX_TURN_CHARS + 50_000
+    assert not Turn.objects.filter(user=alice).exists()
