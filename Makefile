@@ -27,6 +27,7 @@ $(STAMP): requirements.txt requirements-models.txt constraints.txt
 
 migrate: setup
 	$(PY) manage.py migrate --noinput
+	$(PY) manage.py collectstatic --noinput --verbosity 0
 
 demo-user: migrate
 	$(PY) manage.py ensure_demo_user

@@ -65,6 +65,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "core.middleware.RequestIdMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    # Static files in every mode, debug off included, from one process: no separate file server.
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "core.middleware.RejectNulMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -143,6 +145,9 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = BASE_DIR / "staticfiles"
+# WhiteNoise serves what `collectstatic` gathered into STATIC_ROOT, and with its finders the
+# app's few files where they live, so a checkout serves them without that step too.
+WHITENOISE_USE_FINDERS = True
 
 # --- REST API -------------------------------------------------------------------------------
 # Token first: an anonymous request then gets 401 with `WWW-Authenticate: Token` rather than
