@@ -27,6 +27,7 @@ from core.api import (
     StrictCharField,
 )
 from core.ratelimit import ChatThrottle, LoginThrottle
+from core.tokens import token_for, token_lifetime, token_revoke
 
 NOT_FOUND = OpenApiResponse(DetailSerializer, description="No such conversation among the caller's own.")
 
@@ -184,16 +185,24 @@ class TurnReplyApi(APIView):
 
 
 class TokenObtainApi(ObtainAuthToken):
-    """A token for programs: username and password in, `Authorization: Token <key>` out.
-    Limited like sign-ins, per address."""
+    """A token for programs: username and password in, `Authorization: Token <key>` out, valid
+    for API_TOKEN_DAYS from its creation (the same token until then, a new one after) and
+    revoked by a password change; DELETE revokes the caller's token. Limited like sign-ins."""
 
     throttle_classes = [LoginThrottle]
+
+    def perform_authentication(self, request: Request) -> None:
+        # Lazily, on DELETE only: a program renewing its expired token with its password may
+        # still send the old `Authorization` header, which must not refuse the renewal.
+        pass
+
     # ObtainAuthToken names its own parsers; these are the project's, with the JSON depth bound.
     parser_classes = [BoundedJSONParser, FormParser, MultiPartParser]
 
     @extend_schema_serializer(component_name="Token")
     class OutputSerializer(serializers.Serializer):
         token = serializers.CharField()
+        expires_at = serializers.DateTimeField()
 
     @extend_schema(
         operation_id="auth_token",
@@ -206,4 +215,18 @@ class TokenObtainApi(ObtainAuthToken):
         auth=[],
     )
     def post(self, request: Request, *args, **kwargs) -> Response:
-        return super().post(request, *args, **kwargs)
+        serializer = self.get_serializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        token = token_for(serializer.validated_data["user"])
+        return Response({"token": token.key, "expires_at": token.created + token_lifetime()})
+
+    @extend_schema(
+        operation_id="auth_token_revoke",
+        request=None,
+        responses={204: None, 401: OpenApiResponse(DetailSerializer, description="Not signed in.")},
+    )
+    def delete(self, request: Request, *args, **kwargs) -> Response:
+        if not request.user.is_authenticated:
+            return Response({"detail": "Sign in or send your token to revoke it."}, status=status.HTTP_401_UNAUTHORIZED)
+        token_revoke(request.user)
+        return Response(status=status.HTTP_204_NO_CONTENT)

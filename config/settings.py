@@ -150,11 +150,13 @@ STATIC_ROOT = BASE_DIR / "staticfiles"
 WHITENOISE_USE_FINDERS = True
 
 # --- REST API -------------------------------------------------------------------------------
+# An API token lasts this long from its creation; a password change revokes it at once.
+API_TOKEN_DAYS = env_int("API_TOKEN_DAYS", 30, minimum=1, maximum=3650)
 # Token first: an anonymous request then gets 401 with `WWW-Authenticate: Token` rather than
 # a bare 403. Session auth serves the browser and keeps DRF's CSRF check.
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "core.tokens.ExpiringTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],

@@ -4,3 +4,8 @@ from django.apps import AppConfig
 class CoreConfig(AppConfig):
     name = "core"
     verbose_name = "Shared plumbing"
+
+    def ready(self) -> None:
+        from core import tokens
+
+        tokens.connect()
