@@ -5,7 +5,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 
 from chat import views as chat_views
 from chat.api import TokenObtainApi
-from core.ratelimit import by_ip, by_username, rate_limited
+from core.ratelimit import by_ip, by_user, by_username, rate_limited
 
 urlpatterns = [
     # Staff sign-in is limited like every other credential endpoint, per username and address.
@@ -16,7 +16,12 @@ urlpatterns = [
     path("accounts/delete/", chat_views.account_delete, name="account_delete"),
     # Sign-in and password change only: without an email service, a reset link could not be delivered.
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
-    path("accounts/password_change/", auth_views.PasswordChangeView.as_view(), name="password_change"),
+    # Each attempt checks the current password: limited like a sign-in, per account and address.
+    path(
+        "accounts/password_change/",
+        rate_limited("login", by_user, by_ip)(auth_views.PasswordChangeView.as_view()),
+        name="password_change",
+    ),
     path("accounts/password_change/done/", auth_views.PasswordChangeDoneView.as_view(), name="password_change_done"),
     path("memories/", include("memoryapp.urls")),
     path("api/memories/", include("memoryapp.api_urls")),

@@ -92,3 +92,17 @@ def test_token_guesses_count_against_the_target_account_whoever_asks(alice, bob,
             guess = {"username": "alice", "password": "wrong"}
             statuses.append(client.post("/api/auth/token/", guess, format="json").status_code)
     assert statuses == [400, 400, 429, 429]
+
+
+def test_password_change_attempts_are_limited_per_account(alice, settings):
+    settings.RATE_LIMITS = {**settings.RATE_LIMITS, "login": (3, 60, "sign-in attempts")}
+    client = Client()
+    client.force_login(alice)
+    guess = {
+        "old_password": "wrong",
+        "new_password1": "a-new-long-passphrase-3",
+        "new_password2": "a-new-long-passphrase-3",
+    }
+    statuses = [client.post(reverse("password_change"), guess).status_code for _ in range(5)]
+    assert statuses == [200, 200, 200, 429, 429]  # a wrong current password re-renders the form, then 429
+    assert "Too many sign-in attempts" in client.post(reverse("password_change"), guess).content.decode()
