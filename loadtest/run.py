@@ -174,12 +174,17 @@ def gunicorn(database_url: str, workers: int) -> Iterator[Server]:
             _wait_until_serving(server)
             yield server
         finally:
-            process.terminate()
-            try:
-                process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(timeout=15)
+            _stop(process, grace=15)
+
+
+def _stop(process: subprocess.Popen, *, grace: float) -> None:
+    """SIGTERM, then SIGKILL if it has not exited within `grace` seconds."""
+    process.terminate()
+    try:
+        process.wait(timeout=grace)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=15)
 
 
 @contextmanager
@@ -202,12 +207,7 @@ def memory_worker(database_url: str) -> Iterator[subprocess.Popen]:
             time.sleep(0.2)
         yield process
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=15)
+        _stop(process, grace=30)
         shutil.rmtree(folder, ignore_errors=True)
 
 

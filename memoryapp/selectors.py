@@ -35,13 +35,16 @@ class Recalled:
 _NEAREST_COLUMNS = ", ".join(f"m.{f.column}" for f in Memory._meta.concrete_fields if f.name != "embedding")
 # Written out rather than built by the ORM: recall runs on every turn, and compiling the
 # equivalent queryset cost more than the database's own work (1.7 ms against 0.8 ms measured).
-_NEAREST = f"""
+# The user's live memories of one embedding model, with their distance to a vector and their
+# source conversation and turn joined in; `_NEAREST` and `_STANDING` add their own order.
+_LIVE_WITH_SOURCE = f"""
     SELECT {_NEAREST_COLUMNS}, c.public_id AS source_public_id, t.seq AS source_seq,
            m.embedding <=> %s::vector AS distance
     FROM {Memory._meta.db_table} m
     LEFT JOIN chat_conversation c ON c.id = m.source_conversation_id AND c.user_id = m.user_id
     LEFT JOIN chat_turn t ON t.id = m.source_turn_id AND t.user_id = m.user_id
-    WHERE m.user_id = %s AND m.deleted_at IS NULL AND m.embedding_model = %s
+    WHERE m.user_id = %s AND m.deleted_at IS NULL AND m.embedding_model = %s"""
+_NEAREST = f"""{_LIVE_WITH_SOURCE}
     ORDER BY distance, m.id
     LIMIT %s
 """
@@ -103,13 +106,7 @@ STANDING_PATTERN = (
     r"\y(the assistant|answers?|repl(y|ies)|responses?)\y"
 )
 MAX_STANDING = 5
-_STANDING = f"""
-    SELECT {_NEAREST_COLUMNS}, c.public_id AS source_public_id, t.seq AS source_seq,
-           m.embedding <=> %s::vector AS distance
-    FROM {Memory._meta.db_table} m
-    LEFT JOIN chat_conversation c ON c.id = m.source_conversation_id AND c.user_id = m.user_id
-    LEFT JOIN chat_turn t ON t.id = m.source_turn_id AND t.user_id = m.user_id
-    WHERE m.user_id = %s AND m.deleted_at IS NULL AND m.embedding_model = %s AND m.text ~* %s
+_STANDING = f"""{_LIVE_WITH_SOURCE} AND m.text ~* %s
     ORDER BY m.last_seen DESC, m.id DESC
     LIMIT %s
 """
