@@ -147,7 +147,7 @@ def measure_recall(
         recall_times.append(time.perf_counter() - start)
         exact_recall += [position_of(r.memory.text) for r in got] == probe.truth
 
-    # A chat turn's read path (memoryapp.selectors.recall_for_turn) when the turn needs memory:
+    # A chat turn's read path (memoryapp.selectors.read_turn) when the turn needs memory:
     # the decision parses the turn (uncached here, as in a worker that did not write it), then recall.
     turn_times = []
     for probe in tqdm(probe_set, desc=f"{label}: decision + recall", **bar):

@@ -839,8 +839,3 @@ def memory_need(text: str) -> str:
         if not told:
             return NEEDED
     return NOT_NEEDED
-
-
-def about_the_user(text: str) -> bool:
-    """Whether the turn may need the user's memory (NEEDED or UNDECIDED)."""
-    return memory_need(text) != NOT_NEEDED

@@ -2,7 +2,7 @@
 
 import pytest
 
-from memoryapp.grammar import about_the_user
+from memoryapp.grammar import NEEDED, NOT_NEEDED, UNDECIDED, memory_need
 from memoryapp.selectors import recall, recall_for_turn
 from memoryapp.services import remember
 from tests.factories import user_turn
@@ -23,7 +23,7 @@ pytestmark = pytest.mark.django_db
     ],
 )
 def test_a_turn_about_the_user_or_asking_for_advice_needs_memory(turn):
-    assert about_the_user(turn)
+    assert memory_need(turn) == NEEDED
 
 
 @pytest.mark.parametrize(
@@ -38,12 +38,12 @@ def test_a_turn_about_the_user_or_asking_for_advice_needs_memory(turn):
     ],
 )
 def test_a_general_question_needs_none(turn):
-    assert not about_the_user(turn)
+    assert memory_need(turn) == NOT_NEEDED
 
 
 @pytest.mark.parametrize("turn", ["¿Dónde vivo?", "Wo wohne ich?", "私はどこに住んでいますか？"])
 def test_a_turn_in_another_language_is_left_to_the_floor(turn):
-    assert about_the_user(turn)
+    assert memory_need(turn) == UNDECIDED
 
 
 def test_a_general_question_gets_no_memory_however_close_a_fact_is(alice):
