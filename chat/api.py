@@ -5,9 +5,11 @@ Every lookup is keyed by `request.user`: another user's conversation id is a 404
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.urls import reverse
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_serializer
 from rest_framework import generics, serializers, status
+from rest_framework.authtoken.serializers import AuthTokenSerializer
 from rest_framework.authtoken.views import ObtainAuthToken
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
@@ -130,7 +132,10 @@ class TurnListApi(APIView):
     @extend_schema_serializer(component_name="TurnCreate")
     class InputSerializer(serializers.Serializer):
         content = FormCheckedTextField(
-            form_class=TurnForm, form_field="content", help_text="What the user says (not empty, not too long)."
+            form_class=TurnForm,
+            form_field="content",
+            max_chars=settings.CHAT_MAX_TURN_CHARS,
+            help_text="What the user says (not empty, not too long).",
         )
 
     @extend_schema(operation_id="turns_list", responses={200: TurnSerializer(many=True), 404: NOT_FOUND})
@@ -184,12 +189,22 @@ class TurnReplyApi(APIView):
         return _outcome_response(request, outcome, status.HTTP_200_OK)
 
 
+class TokenRequestSerializer(AuthTokenSerializer):
+    """DRF's username-and-password check, with text fields that say in the schema what they refuse."""
+
+    username = StrictCharField(label="Username", write_only=True)
+    password = StrictCharField(
+        label="Password", style={"input_type": "password"}, trim_whitespace=False, write_only=True
+    )
+
+
 class TokenObtainApi(ObtainAuthToken):
     """A token for programs: username and password in, `Authorization: Token <key>` out, valid
     for API_TOKEN_DAYS from its creation (the same token until then, a new one after) and
     revoked by a password change; DELETE revokes the caller's token. Limited like sign-ins."""
 
     throttle_classes = [LoginThrottle]
+    serializer_class = TokenRequestSerializer
 
     def perform_authentication(self, request: Request) -> None:
         # Lazily, on DELETE only: a program renewing its expired token with its password may
@@ -206,7 +221,7 @@ class TokenObtainApi(ObtainAuthToken):
 
     @extend_schema(
         operation_id="auth_token",
-        request=ObtainAuthToken.serializer_class,
+        request=TokenRequestSerializer,
         responses={
             200: OutputSerializer,
             400: OpenApiResponse(description="Wrong username or password, or a missing field."),

@@ -20,6 +20,11 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = Path(env_str("MEMORY_DATA_DIR", str(BASE_DIR / ".data")))
 
 DEBUG = env_bool("DJANGO_DEBUG", True)
+BEHIND_TLS_PROXY = env_bool("DJANGO_BEHIND_TLS_PROXY", False)
+# How many proxies in front of the app append to X-Forwarded-For: the client's address is the entry
+# that many places from the right (config/wsgi.py); anything further left was written by the client.
+# 0 takes the peer address (REMOTE_ADDR) as the client's.
+TRUSTED_PROXY_COUNT = env_int("DJANGO_TRUSTED_PROXIES", 1 if BEHIND_TLS_PROXY else 0, minimum=0)
 SECRET_KEY = env_str("DJANGO_SECRET_KEY")
 if SECRET_KEY is None:
     if not DEBUG:
@@ -40,7 +45,7 @@ if not DEBUG:
     SECURE_HSTS_SECONDS = env_int("DJANGO_HSTS_SECONDS", 31_536_000, minimum=0)
     SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("DJANGO_HSTS_INCLUDE_SUBDOMAINS", True)
     SECURE_HSTS_PRELOAD = env_bool("DJANGO_HSTS_PRELOAD", True)
-    if env_bool("DJANGO_BEHIND_TLS_PROXY", False):
+    if BEHIND_TLS_PROXY:
         SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
 INSTALLED_APPS = [
@@ -160,12 +165,9 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
-    # JSON nested past 64 levels is a 400 before parsing (the decoder would recurse into a 500).
-    "DEFAULT_PARSER_CLASSES": [
-        "core.api.BoundedJSONParser",
-        "rest_framework.parsers.FormParser",
-        "rest_framework.parsers.MultiPartParser",
-    ],
+    # Bodies are JSON (any other type is a 415; the token endpoint also takes a form); nested past
+    # 64 levels is a 400 before parsing (the decoder would recurse into a 500).
+    "DEFAULT_PARSER_CLASSES": ["core.api.BoundedJSONParser"],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 25,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",

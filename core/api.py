@@ -8,6 +8,7 @@ from typing import Any
 
 from django import forms
 from django.core.validators import ProhibitNullCharactersValidator
+from drf_spectacular.extensions import OpenApiSerializerFieldExtension
 from drf_spectacular.utils import OpenApiResponse
 from rest_framework import serializers
 from rest_framework.exceptions import ParseError
@@ -29,13 +30,18 @@ class StrictCharField(serializers.CharField):
 class FormCheckedTextField(StrictCharField):
     """Text checked by one field of a Django form, so the API and the pages keep one rule and one message.
 
-    Blank and NUL are left to the form too, so the API answers with exactly the words the page uses.
+    NUL and white space are left to the form too, so the API answers with exactly the words the page uses.
+    `max_chars` is the form's length limit, for the schema (a form may check it in its own clean method).
     """
 
-    def __init__(self, *, form_class: type[forms.Form], form_field: str, **kwargs: Any) -> None:
-        super().__init__(allow_blank=True, trim_whitespace=False, **kwargs)
+    def __init__(self, *, form_class: type[forms.Form], form_field: str, max_chars: int, **kwargs: Any) -> None:
+        super().__init__(trim_whitespace=False, **kwargs)
         self.validators = [v for v in self.validators if not isinstance(v, ProhibitNullCharactersValidator)]
-        self.form_class, self.form_field = form_class, form_field
+        self.form_class, self.form_field, self.max_chars = form_class, form_field, max_chars
+        checked = form_class.base_fields[form_field]
+        self.allow_blank = not checked.required
+        # An empty string stops here, before the form: with the form's own words.
+        self.error_messages["blank"] = checked.error_messages["required"]
 
     def run_validation(self, data: Any = empty) -> str:
         value = super().run_validation(data)
@@ -43,6 +49,38 @@ class FormCheckedTextField(StrictCharField):
         if not form.is_valid():
             raise serializers.ValidationError(form.errors[self.form_field])
         return form.cleaned_data[self.form_field]
+
+
+# What a text field takes, as an OpenAPI (ECMA-262) pattern: no NUL anywhere and, unless blank is
+# allowed, at least one character that is not white space (the fields strip it).
+TEXT_PATTERN = r"^[^\u0000]*[^\s\u0000][^\u0000]*$"
+TEXT_OR_BLANK_PATTERN = r"^[^\u0000]*$"
+UNSTRIPPED_TEXT_PATTERN = r"^[^\u0000]+$"  # a password: white space is kept and counts
+
+
+class StrictCharFieldSchema(OpenApiSerializerFieldExtension):
+    """The schema of a text field says what it refuses (NUL, a blank value, more than its limit), so a
+    client, or a fuzzer, can tell a valid request from an invalid one without asking."""
+
+    target_class = StrictCharField
+    match_subclasses = True
+
+    def map_serializer_field(self, auto_schema, direction):
+        schema = auto_schema._map_serializer_field(self.target, direction, bypass_extensions=True)
+        if direction != "request":
+            return schema
+        field = self.target
+        if isinstance(field, FormCheckedTextField):
+            schema["maxLength"] = field.max_chars
+            stripped = True  # by the form
+        else:
+            stripped = field.trim_whitespace
+        if field.allow_blank:
+            schema["pattern"] = TEXT_OR_BLANK_PATTERN
+        else:
+            schema["pattern"] = TEXT_PATTERN if stripped else UNSTRIPPED_TEXT_PATTERN
+            schema["minLength"] = max(schema.get("minLength", 1), 1)
+        return schema
 
 
 class DetailSerializer(serializers.Serializer):

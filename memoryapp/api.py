@@ -56,6 +56,7 @@ class MemoryDetailApi(APIView):
         text = FormCheckedTextField(
             form_class=MemoryTextForm,
             form_field="text",
+            max_chars=settings.MEMORY_MAX_FACT_CHARS,
             help_text=f"The corrected fact, 1 to {settings.MEMORY_MAX_FACT_CHARS} characters.",
         )
 

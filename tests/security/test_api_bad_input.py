@@ -32,9 +32,24 @@ def api(alice):
         (b'{"content": "   "}', "application/json", "Say something first"),
         (b'{"content": "\xff\xfe"}', "application/json", "JSON parse error"),
         (b'{"content": "' + b"x" * 8001 + b'"}', "application/json", "limited to 8,000 characters"),
+        (b'{"content": ""}', "application/json", "Say something first"),
         (b"content=hi", "text/plain", "Unsupported media type"),
+        (b"content=hi", "application/x-www-form-urlencoded", "Unsupported media type"),
+        (b"--b\r\n445--b--\r\n", "multipart/form-data; boundary=b", "Unsupported media type"),
     ],
-    ids=["truncated", "number", "list", "null", "blank", "invalid-utf8", "too-long", "wrong-media-type"],
+    ids=[
+        "truncated",
+        "number",
+        "list",
+        "null",
+        "blank",
+        "invalid-utf8",
+        "too-long",
+        "empty",
+        "wrong-media-type",
+        "form",
+        "garbled-multipart",
+    ],
 )
 def test_bad_turn_bodies_are_refused_with_a_message(alice, api, body, content_type, message):
     conversation = conversation_create(user=alice)
