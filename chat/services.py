@@ -20,6 +20,7 @@ from chat.models import Conversation, Turn
 from chat.tasks import enqueue_write, remember_turn
 from core.llm import ModelUnavailable
 from core.ratelimit import forget_account
+from core.sessions import sign_out_everywhere
 from memoryapp.selectors import Recalled, TurnRead, read_turn
 from memoryapp.services import memory_admin_log_erase, memory_detach_conversation, recall_log
 
@@ -280,8 +281,9 @@ def account_erase(*, user: AbstractBaseUser) -> None:
     """Delete a user and, by cascade, every conversation, turn, memory (with its vector),
     evidence, recall and history row that belongs to them; and what would still name them:
     the admin log of their memories (it keeps each memory's text), the rate-limit counters
-    keyed by their username or id, and their memory writes in the task queue (each carries its
-    turn's embedding)."""
+    keyed by their username or id, their memory writes in the task queue (each carries its
+    turn's embedding), and their sessions on every device."""
+    sign_out_everywhere(user=user)
     memory_admin_log_erase(user=user)
     _memory_write_tasks(user_id=user.pk).delete()
     forget_account(username=user.get_username(), user_id=user.pk)

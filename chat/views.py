@@ -25,6 +25,7 @@ from chat.services import (
     turn_memory_state,
 )
 from core.ratelimit import by_ip, by_user, rate_limited
+from core.sessions import sign_out_everywhere
 from memoryapp.selectors import memory_list
 
 DETAIL = "chat/conversation_detail.html"
@@ -60,6 +61,22 @@ def account_delete(request: HttpRequest) -> HttpResponse:
         messages.success(request, "Your account and everything remembered about you were deleted.")
         return redirect("login")
     return render(request, "registration/delete_account.html", {"form": form}, status=400 if form.errors else 200)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def sign_out_everywhere_view(request: HttpRequest) -> HttpResponse:
+    """End every session of the account, on every device, and revoke its API token."""
+    if request.method == "POST":
+        user = request.user
+        ended = sign_out_everywhere(user=user)
+        logout(request)
+        messages.success(
+            request,
+            f"Signed out everywhere: {ended} session{'s' if ended != 1 else ''} ended and the API token revoked.",
+        )
+        return redirect("login")
+    return render(request, "registration/sign_out_everywhere.html")
 
 
 @login_required

@@ -16,6 +16,7 @@ urlpatterns = [
     path("accounts/delete/", chat_views.account_delete, name="account_delete"),
     # Sign-in and password change only: without an email service, a reset link could not be delivered.
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("accounts/sign-out-everywhere/", chat_views.sign_out_everywhere_view, name="sign_out_everywhere"),
     # Each attempt checks the current password: limited like a sign-in, per account and address.
     path(
         "accounts/password_change/",

@@ -6,6 +6,7 @@ class CoreConfig(AppConfig):
     verbose_name = "Shared plumbing"
 
     def ready(self) -> None:
-        from core import tokens
+        from core import sessions, tokens
 
         tokens.connect()
+        sessions.connect()
