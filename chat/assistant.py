@@ -25,29 +25,35 @@ def model_name() -> str:
     return settings.LLM_CHAT_MODEL if settings.LLM_ENABLED else OFFLINE_MODEL_NAME
 
 
-def _complete(messages: list[dict[str, str]], *, temperature: float) -> str:
+# A 120-word summary fits in far fewer tokens; the bound stops a model that does not stop.
+SUMMARY_MAX_TOKENS = 320
+CUT_OFF_NOTE = "\n\n[The reply reached its length limit and was cut off here.]"
+
+
+def _complete(messages: list[dict[str, str]], *, temperature: float, max_tokens: int) -> str:
     client = openai_client()
     try:
         response = client.chat.completions.create(
-            model=settings.LLM_CHAT_MODEL, messages=messages, temperature=temperature
+            model=settings.LLM_CHAT_MODEL, messages=messages, temperature=temperature, max_tokens=max_tokens
         )
     except endpoint_errors() as exc:
         logger.warning("chat model failed: %s", exc.__class__.__name__)
         raise ModelUnavailable(explain(exc)) from exc
     try:
-        content = response.choices[0].message.content
+        choice = response.choices[0]
+        content, finish_reason = choice.message.content, choice.finish_reason
     except (AttributeError, IndexError, TypeError):
-        content = None
+        content, finish_reason = None, None
     if not isinstance(content, str) or not content.strip():
         raise ModelUnavailable("The language model returned an empty or unreadable answer.")
-    return content.strip()
+    return content.strip() + (CUT_OFF_NOTE if finish_reason == "length" else "")
 
 
 def generate_reply(messages: list[dict[str, str]], recalled: Sequence) -> str:
     """The assistant's answer to the request. Raises ModelUnavailable on any model failure."""
     if not settings.LLM_ENABLED:
         return offline_reply(recalled)
-    return _complete(messages, temperature=0.3)
+    return _complete(messages, temperature=0.3, max_tokens=settings.CHAT_REPLY_MAX_TOKENS)
 
 
 def offline_reply(recalled: Sequence) -> str:
@@ -90,7 +96,8 @@ def summarise(previous: str, turns: Sequence) -> str:
         {"role": "user", "content": f"Summary so far:\n{previous or '(none)'}\n\nNew turns:\n{transcript}"},
     ]
     try:
-        return _complete(messages, temperature=0)[: settings.CHAT_SUMMARY_MAX_CHARS]
+        summary = _complete(messages, temperature=0, max_tokens=SUMMARY_MAX_TOKENS).removesuffix(CUT_OFF_NOTE)
+        return summary[: settings.CHAT_SUMMARY_MAX_CHARS]
     except ModelUnavailable:
         logger.warning("summary model failed; folding turns extractively instead")
         return extractive_summary(previous, turns)

@@ -245,6 +245,11 @@ LLM_EXTRACT_MODEL = env_str("MEMORY_EXTRACT_MODEL", LLM_CHAT_MODEL)
 # head summary is due in the same turn), after which the page offers Retry.
 LLM_TIMEOUT_SECONDS = env_float("MEMORY_LLM_TIMEOUT", 10.0, minimum=0.1)
 LLM_MAX_RETRIES = env_int("MEMORY_LLM_MAX_RETRIES", 1, minimum=0, maximum=10)
+# The longest reply the model may write, in tokens; a longer one is cut off and says so.
+CHAT_REPLY_MAX_TOKENS = env_int("CHAT_REPLY_MAX_TOKENS", 1024, minimum=16)
+# Extraction runs beside the chat (in the memory worker), so it may wait longer than a reply; a
+# local model on a CPU needs seconds for its first prompt.
+LLM_EXTRACT_TIMEOUT_SECONDS = env_float("MEMORY_EXTRACT_TIMEOUT", 30.0, minimum=0.1)
 
 # A dotted path to a callable `(text) -> list[str]` used instead of the model or the rules, for
 # a custom extractor (the write benchmark plugs in a fixed one). Empty: model if configured, else rules.
@@ -261,7 +266,7 @@ EMBEDDING_TIMEOUT_SECONDS = env_float("MEMORY_EMBEDDING_TIMEOUT", 10.0, minimum=
 # floor with the best read F1. An unknown model falls back to the conservative defaults
 # until it is calibrated; the environment overrides either.
 MEMORY_THRESHOLDS = {
-    "all-MiniLM-L6-v2": {"write_gate": 0.49, "recall_floor": 0.26, "lead_floor": 0.13, "paraphrase": 0.92},
+    "all-MiniLM-L6-v2": {"write_gate": 0.49, "recall_floor": 0.26, "lead_floor": 0.17, "paraphrase": 0.92},
     # Calibrated on the suite the same way; paraphrases score 0.90-0.91 with it and different
     # values of one attribute 0.66-0.86, hence 0.88 (measured, ../shared/NOTES.md).
     "use-multilingual-v3": {"write_gate": 0.42, "recall_floor": 0.19, "lead_floor": 0.18, "paraphrase": 0.88},

@@ -125,20 +125,24 @@ def calibrate(report: Report) -> Calibration:
     facts, since a false memory is worse than a miss and anything higher only loses true
     facts. Floor: the value with the best F1 of read recall@k and precision, where the
     precision also counts every memory injected into a probe that should recall nothing;
-    on a tie, the higher floor. Lead floor: the lowest value down to which, from the floor,
-    no probe that should recall nothing gets a memory and no more probes get a wrong memory
-    first than at the floor itself.
+    on a tie, the higher floor. Lead floor: among the values down to which, from the floor, no
+    probe that should recall nothing gets a memory and no more probes get a wrong memory first
+    than at the floor itself, the highest with the best right-first: like the recall floor, a
+    lead floor no higher than it needs to be, but no lower, since below it a turn that needs
+    memory takes its nearest one however unrelated.
     """
     gate_sweep = sweep_gate(report.true_similarities, report.invented_similarities)
     gate = next(p.gate for p in gate_sweep if p.invented_rejected >= GATE_TARGET_REJECTION)
     floor_sweep = sweep_floor(report.ranked, report.k)
     floor = max(floor_sweep, key=lambda p: (round(p.f1, 6), p.floor)).floor
     lead_sweep = sweep_lead(report.ranked, floor)
-    lead = floor
+    allowed = []
     for point in lead_sweep:
         if point.injected > lead_sweep[0].injected or point.wrong_first > lead_sweep[0].wrong_first:
             break
-        lead = point.lead
+        allowed.append(point)
+    best = max(round(point.right_first, 6) for point in allowed)
+    lead = max(point.lead for point in allowed if round(point.right_first, 6) == best)
     return Calibration(
         gate=gate, floor=floor, lead=lead, gate_sweep=gate_sweep, floor_sweep=floor_sweep, lead_sweep=lead_sweep
     )

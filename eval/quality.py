@@ -17,6 +17,7 @@ from django.contrib.auth import get_user_model
 
 from chat.models import Turn
 from chat.services import conversation_create, turn_append
+from core.llm import ModelUnavailable
 from eval.suite import Suite, SuiteTurn, SuiteUser
 from memoryapp.embeddings import get_embedder
 from memoryapp.grammar import NEEDED, NOT_NEEDED, memory_need
@@ -117,6 +118,7 @@ class Report:
     misattributed: int = 0
     misattributed_rejected: int = 0
     twins: int = 0
+    extraction_failures: int = 0  # turns whose extraction call failed or was unusable (nothing written)
     # read
     probes_with_memories: int = 0
     expected_recalls: int = 0
@@ -129,6 +131,7 @@ class Report:
     leaked: int = 0
     # detail for the report and for calibration
     misses: list[str] = field(default_factory=list)
+    failure_texts: list[str] = field(default_factory=list)
     false_memory_texts: list[str] = field(default_factory=list)
     twin_texts: list[str] = field(default_factory=list)
     invented_accepted: list[str] = field(default_factory=list)
@@ -239,6 +242,7 @@ class Report:
             ),
             ("cross-user leakage", str(self.leaked), "memories of another user recalled"),
             ("dedupe twins", str(self.twins), "restated facts stored twice"),
+            ("extraction failures", str(self.extraction_failures), "turns the extractor failed on (nothing written)"),
         ]
 
     def summary(self) -> dict[str, object]:
@@ -276,7 +280,11 @@ def _write_pass(suite_user: SuiteUser, user, report: Report) -> set[int]:
         # Every run dates its turns alike, so "last June" is stored as the same month on any day.
         Turn.objects.filter(pk=turn.pk, user=user).update(created_at=SAID_AT)
         turn.created_at = SAID_AT
-        remember(user, turn)
+        try:
+            remember(user, turn)
+        except ModelUnavailable as exc:  # the turn's memory is lost, never the evaluation
+            report.extraction_failures += 1
+            report.failure_texts.append(f"{suite_user.name}: {suite_turn.text!r}: {exc}")
         turns.append((turn, suite_turn))
 
     evidence: dict[int, list[str]] = {}

@@ -117,6 +117,19 @@ _lock = threading.Lock()
 _cache: dict[tuple[str, str | None], Embedder] = {}
 
 
+def get_multilingual_embedder() -> Embedder:
+    """The multilingual encoder, whatever the configured embedder: the write gate asks it whether
+    an English fact is supported by a turn in another language (built once per process, on the
+    first such turn)."""
+    if settings.EMBEDDING_MODEL == "local-multilingual":
+        return get_embedder()
+    key = ("local-multilingual", None)
+    with _lock:
+        if key not in _cache:
+            _cache[key] = LocalUSEMultilingual()
+        return _cache[key]
+
+
 def get_embedder() -> Embedder:
     """The embedder the settings ask for, built once per process (the local model loads in ~0.5 s)."""
     key = (settings.EMBEDDING_MODEL, settings.OPENAI_BASE_URL)

@@ -760,6 +760,15 @@ def as_user_sentence(fact: str) -> str:
 _USERS_NAME = re.compile(r"\b(?i:call me|I'm|I’m|I am|my name is|my name's|my name’s|this is)\s+([A-Z][\w'’-]+)")
 
 
+# "The user should sleep 7-9 hours after a night shift." is an answer to the user, and "The user
+# might enjoy Lisbon." a guess: neither is something the user said about themselves.
+_ADVISING = frozenset("should ought might may could".split())
+# "The user wants to know what a vector clock is." is the turn's question, not a fact.
+_WANTING = frozenset("want wish need".split())
+_QUESTIONING = frozenset("ask wonder inquire".split())
+_ASKING = frozenset("know understand ask".split())
+
+
 def fact_problems(facts: list[str], turn: str = "") -> list[str | None]:
     """For each candidate fact, why it is not a standalone fact about the user, or None when it is.
 
@@ -787,6 +796,20 @@ def _fact_problem(doc: Doc, names: set[str]) -> str | None:
         return "the fact does not say it is about the user"
     if subject is not None and {t.lower_ for t in subject.subtree} & _ASSISTANT:
         return "the fact is about the assistant, not the user"
+    if root is not None and any(c.dep_ == "aux" and c.lower_ in _ADVISING for c in root.children):
+        return "the fact is advice or a guess, not something the user said"
+    if root is not None and root.lemma_ in _QUESTIONING and subject is not None and subject.lower_ == "user":
+        return "the fact restates a question the user asked"
+    if (
+        root is not None
+        and root.lemma_ in _WANTING
+        and any(
+            c.dep_ == "xcomp"
+            and (c.lemma_ in _ASKING or (c.lemma_ == "find" and any(p.lower_ == "out" for p in c.children)))
+            for c in root.children
+        )
+    ):
+        return "the fact restates a question the user asked"
     # What the user "has" here: the words after "The user's" up to the end of that phrase.
     owned = {t.lemma_.lower() for user in users if user.dep_ == "poss" for t in user.head.subtree}
     if owned & RELATIONS and not owned & FAMILY:

@@ -25,6 +25,7 @@ class Behaviour:
     raw_body: bytes | None = None  # sent as is, overriding everything else
     delay: float = 0.0
     headers: dict[str, str] = field(default_factory=dict)
+    finish_reason: str = "stop"  # "length": the answer was cut off at max_tokens
 
 
 class FakeOpenAI:
@@ -56,6 +57,10 @@ class FakeOpenAI:
 
     def facts(self, *facts: str) -> None:
         self.reply(json.dumps({"facts": list(facts)}))
+
+    def cut_off(self, content: str) -> None:
+        """An answer that reached the request's token limit (finish_reason "length")."""
+        self.chat_queue.append(Behaviour(content=content, finish_reason="length"))
 
     def fail(self, status: int, *, headers: dict[str, str] | None = None, times: int = 1) -> None:
         for _ in range(times):
@@ -121,7 +126,7 @@ class FakeOpenAI:
                             {
                                 "index": 0,
                                 "message": {"role": "assistant", "content": behaviour.content},
-                                "finish_reason": "stop",
+                                "finish_reason": behaviour.finish_reason,
                             }
                         ],
                         "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},

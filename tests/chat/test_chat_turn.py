@@ -2,9 +2,11 @@ import json
 import threading
 
 import pytest
+from django.conf import settings
 from django.db import connection
 from django.test import Client
 
+from chat.assistant import CUT_OFF_NOTE
 from chat.models import Conversation, Turn
 from chat.prompting import MEMORY_NOTE_HEADER, STANDING_NOTE_HEADER, SUMMARY_HEADER, SYSTEM_PROMPT
 from chat.services import chat_reply, chat_user_turn, conversation_create, memory_write_enqueue
@@ -123,6 +125,15 @@ def test_request_is_system_summary_memories_then_recent_turns(alice, fake_llm):
         ("assistant", "Hi!"),
         ("user", "What timezone am I in?"),
     ]
+    assert fake_llm.chat_requests()[0]["body"]["max_tokens"] == settings.CHAT_REPLY_MAX_TOKENS
+
+
+def test_a_reply_cut_off_at_its_token_limit_is_kept_and_says_so(alice, fake_llm, settings):
+    settings.CHAT_REPLY_MAX_TOKENS = 20
+    fake_llm.cut_off("Here are the first steps: one, two")
+    outcome = say(alice, conversation_create(user=alice), "Explain sourdough starters in detail.")
+    assert outcome.reply.content == "Here are the first steps: one, two" + CUT_OFF_NOTE
+    assert fake_llm.chat_requests()[0]["body"]["max_tokens"] == 20
 
 
 def test_memories_enter_the_request_as_quoted_data(alice, fake_llm):

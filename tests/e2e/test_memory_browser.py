@@ -4,7 +4,7 @@ import pytest
 from playwright.sync_api import expect
 
 from chat.services import chat_reply, chat_user_turn, conversation_create
-from memoryapp.models import Memory
+from memoryapp.models import Memory, MemoryRecall
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -43,6 +43,9 @@ def test_trace_a_memory_to_its_source_delete_it_and_see_chat_stop_using_it(
     page.get_by_role("button", name="New conversation").click()
     page.get_by_label("Message").fill("What timezone am I in?")
     page.get_by_role("button", name="Send").click()
-    expect(page.locator("#turn-2")).to_contain_text("No memories used.")
+    expect(page.locator("#turn-2")).to_contain_text("Offline mode")
+    # the deleted memory is neither recalled nor shown (another memory of the user may be)
     expect(page.locator("#turn-2")).not_to_contain_text("UTC")
+    deleted = Memory.objects.get(user=alice, text="The user's timezone is UTC.")
+    assert not MemoryRecall.objects.filter(memory=deleted, created_at__gte=deleted.deleted_at).exists()
     page.screenshot(path=str(out / "4-not-used.png"), full_page=True)

@@ -107,10 +107,10 @@ def test_false_memories_stay_rare(report):
 def test_the_offline_default_remembers_and_recalls_most_of_the_suite(report):
     # Floors just under the measured figures (README "Memory quality"): a regression alarm.
     assert report.write_precision >= 0.95
-    assert report.write_recall >= 0.86
-    assert report.read_recall >= 0.88
-    assert report.read_precision >= 0.85
-    assert report.right_first >= 0.88
+    assert report.write_recall >= 0.95
+    assert report.read_recall >= 0.92
+    assert report.read_precision >= 0.87
+    assert report.right_first >= 0.92
     assert report.injection_rate <= 0.05
 
 
@@ -119,11 +119,14 @@ def test_the_unseen_set_holds_its_floors(unseen):
     # Floors just under the figures measured with the grammar extractor (README "Memory quality").
     # Storing seven times as many memories as the rules did made one figure worse: 6 of 34
     # probes that need nothing now find something (one cosine floor cannot tell need from chance).
+    # English facts from turns in other languages are judged by the multilingual encoder, which
+    # keeps them (0.02-0.22 with the English-only one) at the cost of two more invented facts on
+    # non-English turns, which score just over its gate (0.43-0.45): 0.717 -> 0.674.
     assert unseen.leaked == 0 and unseen.twins == 0
-    assert unseen.write_recall >= 0.39
+    assert unseen.write_recall >= 0.42
     assert unseen.write_precision >= 0.87
-    assert unseen.false_memory_rate <= 0.12
-    assert unseen.invented_rejection >= 0.70
+    assert unseen.false_memory_rate <= 0.11
+    assert unseen.invented_rejection >= 0.65
     assert unseen.right_first >= 0.35
     assert unseen.injection_rate <= 0.03
 

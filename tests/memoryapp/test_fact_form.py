@@ -2,9 +2,9 @@
 
 import pytest
 
-from memoryapp.grammar import as_user_sentence
+from memoryapp.grammar import as_user_sentence, fact_problems
 from memoryapp.models import Memory
-from memoryapp.services import gate_facts, remember
+from memoryapp.services import as_said, gate_facts, remember
 from tests.factories import user_turn
 
 pytestmark = pytest.mark.django_db
@@ -25,6 +25,10 @@ def _rejection(turn: str, fact: str) -> str:
         ("My boss Karen wants the report by Friday.", "The user's boss is named Karen.", "knows"),
         ("Please answer me in Spanish from now on.", "The assistant answers in Spanish.", "user"),
         ("You always answer in Spanish, which I like.", "The user's assistant answers in Spanish.", "not the user"),
+        # advice and guesses, and a question turned into a "fact"
+        ("I work night shifts most weeks.", "The user should sleep 8 hours after a night shift.", "advice"),
+        ("I'm thinking about a trip.", "The user might enjoy Lisbon.", "advice or a guess"),
+        ("What is a vector clock?", "The user wants to know what a vector clock is.", "question"),
         # a fact left in the turn's language
         ("Vivo en Madrid desde 2019.", "El usuario vive en Madrid.", "user"),
         ("毎朝コーヒーを三杯飲みます。", "ユーザーは毎朝コーヒーを三杯飲みます。", "English"),
@@ -76,3 +80,54 @@ def test_a_models_terse_facts_are_stored_as_sentences_and_its_answers_are_not(al
     fake_llm.facts("Uses a MacBook Pro", "The M3 chip is faster than the M2.")
     assert remember(alice, user_turn(alice, turn)) == 1
     assert list(Memory.objects.filter(user=alice).values_list("text", flat=True)) == ["The user uses a MacBook Pro."]
+
+
+@pytest.mark.parametrize(
+    "fact",
+    ["The user wants to learn Japanese.", "The user wants to find a new job.", "The user can speak Mandarin."],
+)
+def test_goals_and_abilities_are_facts(fact):
+    assert fact_problems([fact]) == [None]
+
+
+@pytest.mark.parametrize(
+    ("fact", "said"),
+    [
+        ("The user is 40 years old.", "I am 40 years old."),
+        ("The user's name is Priya.", "My name is Priya."),
+        ("The user studies law.", "I study law."),
+        ("The user always takes the bus.", "I always take the bus."),
+        ("The user doesn't eat pork.", "I don't eat pork."),
+        ("The user dislikes emoji in their emails.", "I dislike emoji in my emails."),
+        ("The user moved to Leeds in 2026.", "I moved to Leeds in 2026."),
+        ("The user wants the assistant to keep its answers short.", "Keep your answers short."),
+        ("Priya prefers UTC.", None),
+    ],
+)
+def test_a_fact_is_also_compared_as_the_user_would_have_said_it(fact, said):
+    assert as_said(fact) == said
+
+
+def test_a_short_statement_passes_in_the_first_person_and_a_reworded_invention_does_not():
+    # "The user is 40 years old." scores under the gate against "I'm 40 years old." as written
+    assert _rejection("I'm 40 years old.", "The user is 40 years old.") == ""
+    assert "too far" in _rejection(
+        "I work as a nurse at St Thomas' Hospital.", "The user is a board-certified cardiologist."
+    )
+
+
+@pytest.mark.parametrize(
+    ("turn", "fact"),
+    [
+        ("Soy arquitecta.", "The user is an architect."),
+        ("Moro em Lisboa.", "The user lives in Lisbon."),
+        ("私は東京に住んでいます。", "The user lives in Tokyo."),
+    ],
+)
+def test_an_english_fact_from_a_turn_in_another_language_is_judged_by_the_multilingual_encoder(turn, fact):
+    # all-MiniLM-L6-v2 scores these 0.02-0.22 against their turn: without it, all three are rejected
+    assert _rejection(turn, fact) == ""
+
+
+def test_an_invented_fact_from_a_turn_in_another_language_is_still_rejected():
+    assert "too far" in _rejection("Hola, me llamo Lucía.", "The user works at Google.")

@@ -1,10 +1,12 @@
 import json
+import re
 
 import pytest
 
 from chat.models import Turn
 from chat.services import turn_append
 from core.llm import ModelUnavailable
+from memoryapp.extraction import EXTRACT_EXAMPLES, EXTRACT_MAX_TOKENS, ExtractionUnusable
 from memoryapp.hashing import content_hash
 from memoryapp.models import Memory, MemoryEvidence
 from memoryapp.services import memory_soft_delete, remember
@@ -96,9 +98,29 @@ def test_extraction_request_carries_the_turn_and_the_instructions(alice, fake_ll
     fake_llm.facts("Priya prefers UTC.")
     remember(alice, user_turn(alice, PRIYA))
     (request,) = fake_llm.chat_requests()
-    messages = request["body"]["messages"]
+    body = request["body"]
+    messages = body["messages"]
     assert messages[0]["role"] == "system" and "at most 2" in messages[0]["content"]
-    assert messages[-1] == {"role": "user", "content": PRIYA}
+    # worked examples as earlier exchanges, then the turn itself, marked as data and dated
+    examples = messages[1:-1]
+    assert len(examples) == 2 * len(EXTRACT_EXAMPLES) and {m["role"] for m in examples} == {"user", "assistant"}
+    assert all("facts" in json.loads(m["content"]) for m in examples if m["role"] == "assistant")
+    assert messages[-1]["role"] == "user"
+    assert re.fullmatch(
+        r'<message sent="\w+ \d+ \w+ \d{4}">' + re.escape(PRIYA) + "</message>", messages[-1]["content"]
+    )
+    # a bounded, schema-shaped answer: an object with at most 2 strings
+    assert body["max_tokens"] == EXTRACT_MAX_TOKENS and body["temperature"] == 0
+    schema = body["response_format"]["json_schema"]["schema"]
+    assert body["response_format"]["type"] == "json_schema"
+    assert schema["properties"]["facts"]["maxItems"] == 2 and schema["required"] == ["facts"]
+
+
+def test_an_answer_cut_off_at_the_token_limit_stores_nothing_and_is_unusable(alice, fake_llm):
+    fake_llm.cut_off('{"facts": ["The user lives in Lisbon.", "The user lives in Lisbon.", "The user')
+    with pytest.raises(ExtractionUnusable):
+        remember(alice, user_turn(alice, "I live in Lisbon."))
+    assert not Memory.objects.filter(user=alice).exists()
 
 
 def test_at_most_two_facts_are_kept_per_turn(alice, fake_llm):
@@ -142,16 +164,29 @@ def test_assistant_turns_are_never_a_source(alice):
     [
         "this is not json",
         '{"facts": "The user lives in Lisbon."}',
-        '{"facts": [{"text": "The user lives in Lisbon."}]}',
-        "[1, 2, 3]",
         "null",
         "",
         json.dumps({"facts": ["The user lives in Lisbon."] * 50}),
+    ],
+    ids=["prose", "string", "null", "empty", "fifty-facts"],
+)
+def test_an_answer_that_is_not_a_list_of_facts_is_unusable_and_stores_nothing(alice, fake_llm, content):
+    fake_llm.reply(content)
+    with pytest.raises(ExtractionUnusable):
+        remember(alice, user_turn(alice, "I live in Lisbon."))
+    assert not Memory.objects.exists()
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        '{"facts": [{"text": "The user lives in Lisbon."}]}',
+        "[1, 2, 3]",
         json.dumps({"facts": ["x" * 10_000]}),
     ],
-    ids=["prose", "string", "objects", "numbers", "null", "empty", "fifty-facts", "ten-kb-fact"],
+    ids=["objects", "numbers", "ten-kb-fact"],
 )
-def test_malformed_extractor_output_yields_no_facts_and_no_exception(alice, fake_llm, content):
+def test_unusable_items_of_a_list_are_dropped_without_an_exception(alice, fake_llm, content):
     fake_llm.reply(content)
     assert remember(alice, user_turn(alice, "I live in Lisbon.")) == 0
     assert not Memory.objects.exists()

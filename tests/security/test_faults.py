@@ -89,6 +89,11 @@ EXTRACTION_FAULTS = {
 }
 
 
+# An answer that is not the list asked for costs the turn's memory, marked for retry; an answer
+# whose only item is unusable is a list with nothing to keep.
+UNUSABLE_ANSWERS = {"fifty-facts", "malformed-json", "wrong-shape"}
+
+
 @pytest.mark.parametrize("fault", EXTRACTION_FAULTS, ids=list(EXTRACTION_FAULTS))
 def test_garbage_from_the_extractor_writes_nothing_and_the_chat_goes_on(alice, alice_client, fake_llm, fault):
     conversation = conversation_create(user=alice)
@@ -97,7 +102,19 @@ def test_garbage_from_the_extractor_writes_nothing_and_the_chat_goes_on(alice, a
     response = _post_turn(alice_client, conversation)
     assert response.status_code == 200 and "Noted." in response.content.decode()
     assert not Memory.objects.exists() and not MemoryEvidence.objects.exists()
-    assert Turn.objects.get(conversation=conversation, seq=1).memory_state == Turn.MemoryState.DONE
+    expected = Turn.MemoryState.FAILED if fault in UNUSABLE_ANSWERS else Turn.MemoryState.DONE
+    assert Turn.objects.get(conversation=conversation, seq=1).memory_state == expected
+
+
+def test_an_extraction_cut_off_at_its_token_limit_is_marked_for_retry(alice, alice_client, fake_llm):
+    conversation = conversation_create(user=alice)
+    fake_llm.reply("Noted.")
+    fake_llm.cut_off('{"facts": ["The user lives in Lisbon.", "The user lives in Lisbon.", "The user lives')
+    response = _post_turn(alice_client, conversation)
+    assert response.status_code == 200 and "Noted." in response.content.decode()
+    assert not Memory.objects.exists()
+    turn = Turn.objects.get(conversation=conversation, seq=1)
+    assert turn.memory_state == Turn.MemoryState.FAILED and turn.content
 
 
 def test_control_characters_from_the_extractor_are_stripped_before_storage(alice, alice_client, fake_llm):

@@ -200,6 +200,7 @@ class Command(BaseCommand):
             ("Facts stored twice (twins)", report.twin_texts),
             ("Invented facts the gate let through", report.invented_accepted),
             ("No-memory probes that got a memory", report.injected),
+            ("Turns the extractor failed on", report.failure_texts),
         ]:
             self.stdout.write(f"\n{name}: {title} ({len(items)}):")
             for item in items:
@@ -226,6 +227,12 @@ class Command(BaseCommand):
             f"right memory first {lead.right_first:.3f} ({calibration.lead_sweep[0].right_first:.3f} at the floor), "
             f"wrong first {lead.wrong_first}, no-memory probes injected {lead.injected}"
         )
+        self.stdout.write("  lead sweep (right first / wrong first / injected):")
+        for point in calibration.lead_sweep:
+            if round(point.lead * 100) % 5 == 0:
+                self.stdout.write(
+                    f"    {point.lead:5.2f}   {point.right_first:.3f} / {point.wrong_first} / {point.injected}"
+                )
         self.stdout.write("  sweep (gate: stated kept / invented rejected; floor: recall / precision / injected):")
         for gate_point, floor_point in zip(calibration.gate_sweep, calibration.floor_sweep, strict=True):
             if round(gate_point.gate * 100) % 5 == 0 and gate_point.gate >= 0:
