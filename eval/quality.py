@@ -203,6 +203,14 @@ class Report:
             for group in groups
         }
 
+    def by_language(self) -> dict[str, dict]:
+        """`by("lang")`, with every language but English together as "other"."""
+        groups = self.by("lang")
+        groups["other"] = breakdown(
+            [t for t in self.turn_outcomes if t.lang != "en"], [p for p in self.probe_outcomes if p.lang != "en"]
+        )
+        return groups
+
     def rows(self) -> list[tuple[str, str, str]]:
         """(measure, value, counts) rows of the table the command prints and the README shows."""
         pct = "{:.3f}".format
@@ -253,7 +261,7 @@ class Report:
             right_first_unfloored=self.right_first_unfloored,
             by_turn_kind=self.by("kind", probes=False),
             by_probe_kind=self.by("kind", turns=False),
-            by_language=self.by("lang"),
+            by_language=self.by_language(),
             write_precision=self.write_precision,
             write_recall=self.write_recall,
             false_memory_rate=self.false_memory_rate,

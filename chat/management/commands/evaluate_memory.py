@@ -185,7 +185,7 @@ class Command(BaseCommand):
             for title, groups, columns in (
                 ("turn kind", report.by("kind", probes=False), WRITE_COLUMNS),
                 ("probe kind", report.by("kind", turns=False), READ_COLUMNS),
-                ("language", report.by("lang"), WRITE_COLUMNS + READ_COLUMNS),
+                ("language", report.by_language(), WRITE_COLUMNS + READ_COLUMNS),
             ):
                 rows = [[title, *(header for header, _, _ in columns)]]
                 rows += [[group, *_cells(figures, columns)] for group, figures in groups.items()]
