@@ -56,8 +56,15 @@ _USER_VERB = re.compile(
 # so it must clear the gate by this much more. On the suite, every margin from 0.10 to 0.35
 # keeps all 60 invented facts out and gains the same true ones; this is the middle.
 FIRST_PERSON_MARGIN = 0.22
-_FIRST_PERSON = {"is": "am", "was": "was", "has": "have", "does": "do", "doesn't": "don't", "isn't": "am not"}
-_FIRST_PERSON["wasn't"] = "wasn't"
+_FIRST_PERSON = {
+    "is": "am",
+    "isn't": "am not",
+    "was": "was",
+    "wasn't": "wasn't",
+    "has": "have",
+    "does": "do",
+    "doesn't": "don't",
+}
 
 
 def _first_person_verb(verb: str) -> str | None:
