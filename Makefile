@@ -74,7 +74,7 @@ START_LOCAL_MODEL := $(PY) manage.py local_model serve --port $(LOCAL_MODEL_PORT
 	export $(LOCAL_MODEL_ENV);
 LOCOMO ?=
 
-.PHONY: local-model run-local-model eval-local-model
+.PHONY: local-model run-local-model eval-local-model bench-local-model
 
 $(LOCAL_MODEL_STAMP): requirements-local-model.txt | $(STAMP)
 	$(PY) -m pip install --quiet -r requirements-local-model.txt
@@ -100,6 +100,12 @@ eval-local-model: migrate local-model
 	time $(PY) manage.py evaluate_memory --set all; \
 	if [ -n "$(LOCOMO)" ]; then time $(PY) manage.py evaluate_memory --locomo "$(LOCOMO)" --samples 2; \
 	else echo "LoCoMo skipped: set LOCOMO=path/to/locomo10.json"; fi
+
+# Time to the first streamed word and to the whole reply, through the local model.
+bench-local-model: migrate local-model
+	@trap 'kill $$server 2>/dev/null; wait $$server 2>/dev/null' EXIT; \
+	$(START_LOCAL_MODEL) \
+	$(PY) manage.py bench_reply
 
 # `make bench` runs the memory benchmark (BENCHMARKS.md): our figures at 100k and 1M memories,
 # the write path, the memory page and API, one chat turn, and mem0 2.2.1 side by side at 100k. mem0 lives in its own Python 3.11 venv, because

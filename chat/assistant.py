@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import logging
+import queue
 import re
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
 
 from django.conf import settings
 
@@ -54,6 +56,108 @@ def generate_reply(messages: list[dict[str, str]], recalled: Sequence) -> str:
     if not settings.LLM_ENABLED:
         return offline_reply(recalled)
     return _complete(messages, temperature=0.3, max_tokens=settings.CHAT_REPLY_MAX_TOKENS)
+
+
+class ReplyStream:
+    """A reply read from the model piece by piece on a thread of its own, so that whoever
+    reads it can give up at any moment (the user pressed Stop, or closed the page) without
+    waiting for the model's next token: `stop()` returns at once, and the thread closes the
+    model's stream at its next piece, which tells the server to stop generating."""
+
+    def __init__(self) -> None:
+        self._pieces: queue.Queue[tuple[str, str]] = queue.Queue()
+        self._stopped = threading.Event()
+
+    @classmethod
+    def of_text(cls, text: str) -> ReplyStream:
+        stream = cls()
+        stream._pieces.put(("text", text))
+        stream._pieces.put(("end", "stop"))
+        return stream
+
+    @classmethod
+    def from_model(cls, messages: list[dict[str, str]]) -> ReplyStream:
+        stream = cls()
+        threading.Thread(target=stream._read, args=(messages,), name="reply-stream", daemon=True).start()
+        return stream
+
+    def _read(self, messages: list[dict[str, str]]) -> None:
+        import httpx
+
+        finish_reason = None
+        said = False
+        try:
+            response = openai_client().chat.completions.create(
+                model=settings.LLM_CHAT_MODEL,
+                messages=messages,
+                temperature=0.3,
+                max_tokens=settings.CHAT_REPLY_MAX_TOKENS,
+                stream=True,
+            )
+            with response:
+                for chunk in response:
+                    if self._stopped.is_set():
+                        return
+                    for choice in chunk.choices or []:
+                        if choice.delta is not None and isinstance(choice.delta.content, str) and choice.delta.content:
+                            self._pieces.put(("text", choice.delta.content))
+                            said = True
+                        finish_reason = choice.finish_reason or finish_reason
+        except (*endpoint_errors(), httpx.HTTPError) as exc:
+            # Once the answer has begun, the client's own errors no longer wrap the transport's.
+            logger.warning("chat model stream failed: %s", exc.__class__.__name__)
+            if said:
+                message = "The language model stopped part-way through its answer."
+            elif isinstance(exc, httpx.TimeoutException):
+                message = "The language model did not answer in time."
+            elif isinstance(exc, httpx.HTTPError):
+                message = "The language model stopped before answering."
+            else:
+                message = explain(exc)
+            self._pieces.put(("error", message))
+            return
+        if finish_reason is None and said:
+            # Every chunked answer ends with a finish reason: this one's connection broke.
+            self._pieces.put(("error", "The language model stopped part-way through its answer."))
+            return
+        self._pieces.put(("end", finish_reason or ""))
+
+    def pieces(self, *, wait: float) -> Iterator[str]:
+        """The reply's pieces as they come, and "" whenever `wait` seconds pass without one (a
+        moment to check for a stop, or to tell the page the reply is still coming). A reply
+        cut off at its token limit ends with CUT_OFF_NOTE. Raises ModelUnavailable when the
+        model fails, or when it answers nothing."""
+        said = False
+        while True:
+            try:
+                kind, value = self._pieces.get(timeout=wait)
+            except queue.Empty:
+                yield ""
+                continue
+            if kind == "error":
+                raise ModelUnavailable(value)
+            if kind == "end":
+                if not said:
+                    raise ModelUnavailable("The language model returned an empty or unreadable answer.")
+                if value == "length":
+                    yield CUT_OFF_NOTE
+                return
+            if not said:
+                value = value.lstrip()
+                if not value:
+                    continue
+            said = True
+            yield value
+
+    def stop(self) -> None:
+        self._stopped.set()
+
+
+def reply_stream(messages: list[dict[str, str]], recalled: Sequence) -> ReplyStream:
+    """The assistant's answer to the request, as it is written."""
+    if not settings.LLM_ENABLED:
+        return ReplyStream.of_text(offline_reply(recalled))
+    return ReplyStream.from_model(messages)
 
 
 def offline_reply(recalled: Sequence) -> str:

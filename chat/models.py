@@ -57,6 +57,9 @@ class Turn(models.Model):
     reply_to = models.OneToOneField("self", on_delete=models.CASCADE, null=True, blank=True, related_name="reply")
     model_name = models.CharField(max_length=100, blank=True)
     memory_state = models.CharField(max_length=16, choices=MemoryState.choices, blank=True, default="")
+    # Set when the user presses Stop on the reply being written to this turn; a streamed
+    # reply looks for it between pieces and keeps what it has written so far.
+    reply_stop_requested_at = models.DateTimeField(null=True, blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

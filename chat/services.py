@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from typing import TYPE_CHECKING
@@ -160,6 +162,53 @@ def _summary_save(*, user: AbstractBaseUser, conversation: Conversation, request
         ).update(summary=request.summary, summary_through_seq=request.summary_through_seq)
 
 
+def _reply_check(*, user: AbstractBaseUser, user_turn: Turn) -> Turn | None:
+    """The reply `user_turn` already has, if any; refuses a turn that is not this user's."""
+    if user_turn.user_id != user.pk or user_turn.role != Turn.Role.USER:
+        raise PermissionError("a reply needs a user turn of this user")
+    return Turn.objects.filter(user=user, reply_to=user_turn).first()
+
+
+def _reply_save(
+    *,
+    user: AbstractBaseUser,
+    conversation: Conversation,
+    outcome: ReplyOutcome,
+    request: ModelRequest,
+    read: TurnRead | None,
+    text: str,
+) -> ReplyOutcome:
+    """Keep a reply: the turn, its recall log and the folded summary commit together; then the
+    user turn's memory write is queued. A concurrent request that answered first wins."""
+    user_turn = outcome.user_turn
+    try:
+        with transaction.atomic():
+            reply = turn_append(
+                user=user,
+                conversation=conversation,
+                role=Turn.Role.ASSISTANT,
+                content=text,
+                reply_to=user_turn,
+                model_name=assistant.model_name(),
+            )
+            recall_log(user=user, probe_turn=user_turn, reply_turn=reply, recalled=outcome.recalled)
+            _summary_save(user=user, conversation=conversation, request=request)
+    except IntegrityError:
+        # One reply per turn: theirs stands.
+        return ReplyOutcome(user_turn=user_turn, reply=Turn.objects.get(user=user, reply_to=user_turn))
+    outcome.reply = reply
+    # Only once the model has answered: while the endpoint is failing, a second call for
+    # the memory write would only double the user's wait. Retrying the reply queues it.
+    memory_write_enqueue(user=user, turn=user_turn, read=read)
+    return _reply_settled(user=user, outcome=outcome)
+
+
+def _reply_settled(*, user: AbstractBaseUser, outcome: ReplyOutcome) -> ReplyOutcome:
+    # The turn as it stands now (its memory write may have run already), not the caller's copy.
+    outcome.user_turn = Turn.objects.select_related("conversation").get(pk=outcome.user_turn.pk, user=user)
+    return outcome
+
+
 def chat_reply(*, user: AbstractBaseUser, user_turn: Turn) -> ReplyOutcome:
     """Step 2 of a chat turn: recall, build the request, answer, log, then remember.
 
@@ -169,44 +218,111 @@ def chat_reply(*, user: AbstractBaseUser, user_turn: Turn) -> ReplyOutcome:
     together), and the outcome carries a message for a retry button. The durable-memory
     write is queued once per user turn, after its reply.
     """
-    if user_turn.user_id != user.pk or user_turn.role != Turn.Role.USER:
-        raise PermissionError("chat_reply() needs a user turn of this user")
-    existing = Turn.objects.filter(user=user, reply_to=user_turn).first()
+    existing = _reply_check(user=user, user_turn=user_turn)
     if existing is not None:
         return ReplyOutcome(user_turn=user_turn, reply=existing)
-
     conversation = get_object_or_404(Conversation, pk=user_turn.conversation_id, user=user)
     read = _read_safely(user, user_turn.content)
-    recalled = read.recalled if read else []
-    outcome = ReplyOutcome(user_turn=user_turn, recalled=recalled)
+    outcome = ReplyOutcome(user_turn=user_turn, recalled=read.recalled if read else [])
     try:
-        request = summary_fold(build_request(conversation=conversation, user_turn=user_turn, recalled=recalled))
-        text = assistant.generate_reply(request.messages, recalled)
+        request = summary_fold(build_request(conversation=conversation, user_turn=user_turn, recalled=outcome.recalled))
+        text = assistant.generate_reply(request.messages, outcome.recalled)
     except ModelUnavailable as exc:
         outcome.error = str(exc)
-    else:
-        try:
-            with transaction.atomic():
-                reply = turn_append(
+        return _reply_settled(user=user, outcome=outcome)
+    return _reply_save(user=user, conversation=conversation, outcome=outcome, request=request, read=read, text=text)
+
+
+STOPPED_NOTE = "\n\n[Stopped before the end.]"
+
+
+@dataclass(frozen=True)
+class ReplyProgress:
+    """One step of a streamed reply: what it is waiting for, or the next piece of its text.
+    Neither ("") is a heartbeat: the reply is still being written."""
+
+    status: str = ""
+    text: str = ""
+
+
+def reply_stop_request(*, user: AbstractBaseUser, user_turn: Turn) -> bool:
+    """Ask the reply being written to `user_turn` to stop; it keeps what it has so far."""
+    return bool(
+        Turn.objects.filter(pk=user_turn.pk, user=user, role=Turn.Role.USER).update(
+            reply_stop_requested_at=timezone.now()
+        )
+    )
+
+
+def _stop_requested(*, user: AbstractBaseUser, user_turn: Turn) -> bool:
+    return Turn.objects.filter(pk=user_turn.pk, user=user, reply_stop_requested_at__isnull=False).exists()
+
+
+def chat_reply_stream(
+    *, user: AbstractBaseUser, user_turn: Turn, poll: float = 0.25
+) -> Iterator[ReplyProgress | ReplyOutcome]:
+    """`chat_reply`, told as it happens: progress, then the reply's text piece by piece, then
+    the ReplyOutcome. The same rules hold (one reply per turn, the user's turn kept on any
+    failure). Every `poll` seconds it looks for a stop request (`reply_stop_request`), and
+    while the model is silent it yields a heartbeat:
+    a stopped reply keeps the text it has, marked as stopped, or none if it had not begun. A
+    reader that goes away mid-reply (the page was closed) stops it the same way."""
+    existing = _reply_check(user=user, user_turn=user_turn)
+    if existing is not None:
+        yield ReplyOutcome(user_turn=user_turn, reply=existing)
+        return
+    conversation = get_object_or_404(Conversation, pk=user_turn.conversation_id, user=user)
+    Turn.objects.filter(pk=user_turn.pk, user=user).update(reply_stop_requested_at=None)
+    yield ReplyProgress(status="Recalling memories")
+    read = _read_safely(user, user_turn.content)
+    outcome = ReplyOutcome(user_turn=user_turn, recalled=read.recalled if read else [])
+    parts: list[str] = []
+    stream = None
+    stopped = False
+    try:
+        request = build_request(conversation=conversation, user_turn=user_turn, recalled=outcome.recalled)
+        if request.unsummarised:
+            yield ReplyProgress(status="Summarising earlier turns")
+            request = summary_fold(request)
+        yield ReplyProgress(status="Waiting for the model")
+        stream = assistant.reply_stream(request.messages, outcome.recalled)
+        checked = time.monotonic()
+        for piece in stream.pieces(wait=poll):
+            if piece:
+                parts.append(piece)
+            yield ReplyProgress(text=piece)
+            if time.monotonic() - checked >= poll:
+                checked = time.monotonic()
+                if _stop_requested(user=user, user_turn=user_turn):
+                    stopped = True
+                    stream.stop()
+                    break
+    except ModelUnavailable as exc:
+        outcome.error = str(exc)
+        yield _reply_settled(user=user, outcome=outcome)
+        return
+    except GeneratorExit:
+        # The reader went away: keep what was written, as a stop would.
+        if stream is not None:
+            stream.stop()
+            if parts:
+                _reply_save(
                     user=user,
                     conversation=conversation,
-                    role=Turn.Role.ASSISTANT,
-                    content=text,
-                    reply_to=user_turn,
-                    model_name=assistant.model_name(),
+                    outcome=outcome,
+                    request=request,
+                    read=read,
+                    text="".join(parts).rstrip() + STOPPED_NOTE,
                 )
-                recall_log(user=user, probe_turn=user_turn, reply_turn=reply, recalled=recalled)
-                _summary_save(user=user, conversation=conversation, request=request)
-        except IntegrityError:
-            # A concurrent request answered this turn first; one reply per turn, theirs stands.
-            return ReplyOutcome(user_turn=user_turn, reply=Turn.objects.get(user=user, reply_to=user_turn))
-        outcome.reply = reply
-        # Only once the model has answered: while the endpoint is failing, a second call for
-        # the memory write would only double the user's wait. Retrying the reply queues it.
-        memory_write_enqueue(user=user, turn=user_turn, read=read)
-    # The turn as it stands now (its memory write may have run already), not the caller's copy.
-    outcome.user_turn = Turn.objects.select_related("conversation").get(pk=user_turn.pk, user=user)
-    return outcome
+        raise
+    text = "".join(parts).rstrip()
+    if stopped:
+        if not text:
+            outcome.error = "You stopped the reply before it began."
+            yield _reply_settled(user=user, outcome=outcome)
+            return
+        text += STOPPED_NOTE
+    yield _reply_save(user=user, conversation=conversation, outcome=outcome, request=request, read=read, text=text)
 
 
 def turn_memory_state(*, user: AbstractBaseUser, turn: Turn) -> str:

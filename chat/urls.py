@@ -11,5 +11,7 @@ urlpatterns = [
     path("c/<str:public_id>/delete/", views.conversation_delete_view, name="conversation_delete"),
     path("c/<str:public_id>/turns/", views.turn_create, name="turn_create"),
     path("c/<str:public_id>/turns/<int:seq>/reply/", views.turn_reply, name="turn_reply"),
+    path("c/<str:public_id>/turns/<int:seq>/reply/stream/", views.turn_reply_stream, name="turn_reply_stream"),
+    path("c/<str:public_id>/turns/<int:seq>/reply/stop/", views.turn_reply_stop, name="turn_reply_stop"),
     path("c/<str:public_id>/turns/<int:seq>/memory/", views.turn_memory, name="turn_memory"),
 ]

@@ -1,13 +1,18 @@
 from __future__ import annotations
 
+import json
+from collections.abc import Iterator
+from contextlib import closing
+
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login, logout
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import UserCreationForm
 from django.core.paginator import Paginator
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import reswap, retarget
@@ -15,13 +20,16 @@ from django_htmx.http import reswap, retarget
 from chat.forms import DeleteAccountForm, TurnForm
 from chat.selectors import conversation_get, conversation_list, conversation_turns, turn_views, user_turn_get
 from chat.services import (
+    ReplyOutcome,
     account_erase,
     chat_reply,
+    chat_reply_stream,
     chat_user_turn,
     conversation_create,
     conversation_delete,
     conversation_delete_all,
     memory_write_enqueue,
+    reply_stop_request,
     turn_memory_state,
 )
 from core.ratelimit import by_ip, by_user, rate_limited
@@ -166,25 +174,78 @@ def turn_create(request: HttpRequest, public_id: str) -> HttpResponse:
     return redirect(_turn_url(conversation, turn.seq))
 
 
-@login_required
-@require_POST
-def turn_reply(request: HttpRequest, public_id: str, seq: int) -> HttpResponse:
-    """The assistant's reply to one user turn (made once; asking again returns the same one)."""
-    conversation = conversation_get(user=request.user, public_id=public_id)
-    user_turn = user_turn_get(user=request.user, conversation=conversation, seq=seq)
-    outcome = chat_reply(user=request.user, user_turn=user_turn)
-    if not request.htmx:
-        if outcome.error:
-            messages.error(request, f"{outcome.error} Your message was saved; use Retry to ask again.")
-        return redirect(_turn_url(conversation, seq))
+def _reply_result(request: HttpRequest, conversation, outcome: ReplyOutcome) -> dict:
     views = turn_views(user=request.user, turns=[outcome.user_turn] + ([outcome.reply] if outcome.reply else []))
-    context = {
+    return {
         "conversation": conversation,
         "tv": views[0],
         "reply": views[1] if outcome.reply else None,
         "error": outcome.error,
     }
-    return render(request, f"{DETAIL}#reply-result", context)
+
+
+@login_required
+@require_POST
+def turn_reply(request: HttpRequest, public_id: str, seq: int) -> HttpResponse:
+    """The assistant's reply to one user turn (made once; asking again returns the same one).
+    From the page's Retry button, with `stream`, it answers with the placeholder that streams
+    the reply (`turn_reply_stream`) instead of making it here."""
+    conversation = conversation_get(user=request.user, public_id=public_id)
+    user_turn = user_turn_get(user=request.user, conversation=conversation, seq=seq)
+    if request.htmx and request.POST.get("stream"):
+        (view,) = turn_views(user=request.user, turns=[user_turn])
+        return render(request, f"{DETAIL}#pending", {"conversation": conversation, "tv": view})
+    outcome = chat_reply(user=request.user, user_turn=user_turn)
+    if not request.htmx:
+        if outcome.error:
+            messages.error(request, f"{outcome.error} Your message was saved; use Retry to ask again.")
+        return redirect(_turn_url(conversation, seq))
+    return render(request, f"{DETAIL}#reply-result", _reply_result(request, conversation, outcome))
+
+
+def _reply_events(request: HttpRequest, conversation, steps: Iterator) -> Iterator[str]:
+    for step in steps:
+        if isinstance(step, ReplyOutcome):
+            html = render_to_string(f"{DETAIL}#reply-result", _reply_result(request, conversation, step), request)
+            yield f"event: done\ndata: {json.dumps(html)}\n\n"
+        elif step.status or step.text:
+            name, value = ("status", step.status) if step.status else ("text", step.text)
+            yield f"event: {name}\ndata: {json.dumps(value)}\n\n"
+        else:
+            yield ": still writing\n\n"  # a heartbeat: keeps proxies open, and finds a reader gone
+
+
+@login_required
+@require_POST
+def turn_reply_stream(request: HttpRequest, public_id: str, seq: int) -> HttpResponse:
+    """The reply to one user turn as server-sent events, written while the model writes it:
+    `status` (what it waits for), `text` (the next piece), a comment line as a heartbeat, and
+    last `done` with the finished turn's HTML (the reply with its memories, or the error and
+    Retry). Made once per turn, like `turn_reply`: a turn already answered gets `done` at once."""
+    conversation = conversation_get(user=request.user, public_id=public_id)
+    user_turn = user_turn_get(user=request.user, conversation=conversation, seq=seq)
+
+    def events() -> Iterator[str]:
+        # Closed with the response: a reader gone mid-reply stops the reply at once.
+        with closing(chat_reply_stream(user=request.user, user_turn=user_turn)) as steps:
+            yield from _reply_events(request, conversation, steps)
+
+    response = StreamingHttpResponse(events(), content_type="text/event-stream; charset=utf-8")
+    response["Cache-Control"] = "no-store"
+    response["X-Accel-Buffering"] = "no"  # a proxy in front (nginx) passes each piece on at once
+    return response
+
+
+@login_required
+@require_POST
+def turn_reply_stop(request: HttpRequest, public_id: str, seq: int) -> HttpResponse:
+    """Stop the reply being written to a user turn; it keeps what it has written."""
+    conversation = conversation_get(user=request.user, public_id=public_id)
+    user_turn = user_turn_get(user=request.user, conversation=conversation, seq=seq)
+    reply_stop_request(user=request.user, user_turn=user_turn)
+    if not request.htmx:
+        return redirect(_turn_url(conversation, seq))
+    return HttpResponse(status=204)
 
 
 @login_required

@@ -24,6 +24,7 @@ from tqdm import tqdm
 
 from chat.models import Turn
 from chat.services import conversation_create, turn_append
+from core.llm import ModelUnavailable
 from eval.quality import USERNAME_PREFIX
 from memoryapp.models import Memory, MemoryEvidence
 from memoryapp.selectors import recall
@@ -73,6 +74,7 @@ class LocomoReport:
     samples: int = 0
     turns: int = 0
     turns_that_wrote: int = 0
+    extraction_failures: int = 0  # turns whose extraction call failed or was unusable: nothing written
     memories: int = 0
     skipped_questions: int = 0
     categories: dict[int, LocomoCategory] = field(default_factory=dict)
@@ -167,7 +169,11 @@ def run_locomo(path: Path | str, *, samples: int | None = None, progress: bool =
                 if when is not None:
                     Turn.objects.filter(pk=turn.pk, user=users[speaker]).update(created_at=when)
                     turn.created_at = when
-                report.turns_that_wrote += remember(users[speaker], turn) > 0
+                try:
+                    report.turns_that_wrote += remember(users[speaker], turn) > 0
+                except ModelUnavailable:
+                    # The product marks such a turn for retry; the evaluation counts it and goes on.
+                    report.extraction_failures += 1
                 dia_of_turn[turn.pk] = item.get("dia_id", "")
                 speaker_of[item.get("dia_id", "")] = speaker
                 raw.append((item.get("dia_id", ""), text))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import json
+import socket
 import threading
 import time
 from collections import deque
@@ -26,6 +27,11 @@ class Behaviour:
     delay: float = 0.0
     headers: dict[str, str] = field(default_factory=dict)
     finish_reason: str = "stop"  # "length": the answer was cut off at max_tokens
+    # Streamed answers (`stream: true`): the content goes out in pieces of this many
+    # characters, one every `piece_delay` seconds; `fail_after` pieces, the connection drops.
+    piece_chars: int = 4
+    piece_delay: float = 0.0
+    fail_after: int | None = None
 
 
 class FakeOpenAI:
@@ -35,6 +41,7 @@ class FakeOpenAI:
         self.requests: list[dict[str, Any]] = []
         self.embedding_failure: Behaviour | None = None
         self.embedding_failure_after = 0  # successful embedding requests before the failure starts
+        self.streams_abandoned = 0  # streamed answers whose reader went away before the end
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
@@ -61,6 +68,14 @@ class FakeOpenAI:
     def cut_off(self, content: str) -> None:
         """An answer that reached the request's token limit (finish_reason "length")."""
         self.chat_queue.append(Behaviour(content=content, finish_reason="length"))
+
+    def stream(self, content: str, *, piece_chars: int = 4, piece_delay: float = 0.0) -> None:
+        """An answer that, asked for as a stream, arrives in timed pieces (a whole one otherwise)."""
+        self.chat_queue.append(Behaviour(content=content, piece_chars=piece_chars, piece_delay=piece_delay))
+
+    def drop_mid_stream(self, content: str, *, after: int) -> None:
+        """A streamed answer whose connection drops after `after` pieces."""
+        self.chat_queue.append(Behaviour(content=content, fail_after=after))
 
     def fail(self, status: int, *, headers: dict[str, str] | None = None, times: int = 1) -> None:
         for _ in range(times):
@@ -115,6 +130,9 @@ class FakeOpenAI:
                     error = {"error": {"message": "fake failure", "type": "server_error"}}
                     self._send(behaviour.status, error, behaviour.headers)
                     return
+                if body.get("stream"):
+                    self._stream(body, behaviour)
+                    return
                 self._send(
                     200,
                     {
@@ -132,6 +150,45 @@ class FakeOpenAI:
                         "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
                     },
                 )
+
+            def _stream(self, body: dict[str, Any], behaviour: Behaviour) -> None:
+                """Server-sent events as the OpenAI API sends them: one chunk per piece, the
+                finish reason in the last chunk, then `[DONE]`."""
+                self.send_response(200)
+                self.send_header("content-type", "text/event-stream")
+                self.end_headers()
+                content = behaviour.content or ""
+                size = max(1, behaviour.piece_chars)
+                pieces = [content[i : i + size] for i in range(0, len(content), size)]
+
+                def chunk(delta: dict[str, Any], finish_reason: str | None) -> bytes:
+                    payload = {
+                        "id": "chatcmpl-fake",
+                        "object": "chat.completion.chunk",
+                        "created": int(time.time()),
+                        "model": body.get("model", "fake"),
+                        "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}],
+                    }
+                    return f"data: {json.dumps(payload)}\n\n".encode()
+
+                try:
+                    self.wfile.write(chunk({"role": "assistant", "content": ""}, None))
+                    for n, piece in enumerate(pieces):
+                        if behaviour.fail_after is not None and n == behaviour.fail_after:
+                            self.wfile.write(b"data: {not json")
+                            self.wfile.flush()
+                            self.connection.shutdown(socket.SHUT_RDWR)
+                            return
+                        if behaviour.piece_delay:
+                            time.sleep(behaviour.piece_delay)
+                        self.wfile.write(chunk({"content": piece}, None))
+                        self.wfile.flush()
+                    self.wfile.write(chunk({}, behaviour.finish_reason))
+                    self.wfile.write(b"data: [DONE]\n\n")
+                    self.wfile.flush()
+                except (BrokenPipeError, ConnectionResetError):
+                    fake.streams_abandoned += 1
+                self.close_connection = True
 
             def _embeddings(self, body: dict[str, Any]) -> None:
                 if fake.embedding_failure is not None and fake.embedding_failure_after > 0:

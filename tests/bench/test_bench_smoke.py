@@ -126,3 +126,23 @@ def test_the_write_benchmark_also_runs_the_offline_default_extractor():
     result = measure_writes(users=1, progress=False, extractor="")
     assert result.turns == len(TURNS) and result.facts > 0
     assert result.extract_seconds > 0 and result.as_dict()["extractor"] == "offline default (grammar)"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_reply_benchmark_streams_each_turn_and_erases_its_user(fake_llm, settings):
+    from django.contrib.auth import get_user_model
+
+    from bench.reply_bench import measure_replies
+
+    settings.MEMORY_TASK_BACKEND = "worker"  # writes queue for no worker, as in the benchmark
+    for _ in range(6):  # the warm-up, two timed turns, then the model alone twice
+        fake_llm.stream("A short answer, in a few pieces.", piece_chars=5)
+    result = measure_replies(turns=2, progress=False)
+
+    assert result["turns"] == result["answered"] == 2
+    assert result["first_text_ms"]["n"] == result["whole_reply_ms"]["n"] == 2
+    assert result["model_alone_first_ms"]["n"] == 2
+    assert result["reply_chars_mean"] == len("A short answer, in a few pieces.")
+    assert all(r["body"]["stream"] for r in fake_llm.chat_requests())
+    assert not get_user_model().objects.filter(username__startswith="bench-reply-").exists()
+    assert not Turn.objects.exists()

@@ -67,7 +67,7 @@ def test_htmx_post_appends_the_user_turn_and_asks_for_the_reply(alice_client, al
     html = response.content.decode()
     assert response.status_code == 200
     assert 'id="turn-1"' in html and "Call me Priya" in html
-    assert f'hx-post="/c/{conversation.public_id}/turns/1/reply/"' in html and 'hx-trigger="load"' in html
+    assert f'data-stream="/c/{conversation.public_id}/turns/1/reply/stream/"' in html
     assert "<html" not in html  # a fragment, not the page
 
     reply = alice_client.post(reverse("chat:turn_reply", args=[conversation.public_id, 1]), **HTMX)

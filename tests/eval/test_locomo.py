@@ -35,3 +35,15 @@ def test_each_speaker_is_a_user_and_evidence_is_found_in_the_provenance_of_recal
     assert report.categories[5].questions == 1
     assert report.categories[5].other_speaker_recalled == 0
     assert report.categories[5].found[10] == 0
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_failing_extraction_costs_its_turn_not_the_run(settings, fake_llm):
+    settings.EMBEDDING_MODEL = "local"
+    fake_llm.fail(500, times=2)  # the first two turns' extractions fail
+    fake_llm.reply("Sure! Here are the facts you asked for")  # the third's answer is unusable
+
+    report = run_locomo(MINI)
+
+    assert report.turns == 9 and report.extraction_failures == 3
+    assert report.categories[4].questions == 4  # the questions were still asked

@@ -147,6 +147,7 @@ class Command(BaseCommand):
             "samples": report.samples,
             "turns": report.turns,
             "turns_that_wrote": report.turns_that_wrote,
+            "extraction_failures": report.extraction_failures,
             "memories": report.memories,
             "skipped_questions": report.skipped_questions,
         }
@@ -154,7 +155,8 @@ class Command(BaseCommand):
             self.stdout.write(json.dumps({**summary, "categories": rows}, indent=2))
             return
         self.stdout.write(
-            f"{report.samples} samples, {report.turns} turns ({report.turns_that_wrote} wrote a memory), "
+            f"{report.samples} samples, {report.turns} turns ({report.turns_that_wrote} wrote a memory, "
+            f"{report.extraction_failures} extraction failures), "
             f"{report.memories} memories, {report.skipped_questions} questions skipped (no speaker or category)\n"
             "memory@k: evidence turns in the provenance of the top k recalled memories; "
             "bm25@k: in the top k raw turns by BM25\n"
