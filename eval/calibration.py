@@ -98,6 +98,10 @@ def sweep_floor(ranked: Sequence[Ranked], k: int) -> list[FloorPoint]:
     return points
 
 
+# Right memories first that one wrong memory first must buy before a lower lead floor is worth it.
+WRONG_FIRST_COST = 3
+
+
 def sweep_lead(ranked: Sequence[Ranked], floor: float) -> list[LeadPoint]:
     """Right-first figures at each lead floor not above the recall floor, highest first: the
     first memory of a probe the read path knows needs one passes at the lead floor, the rest
@@ -126,10 +130,11 @@ def calibrate(report: Report) -> Calibration:
     facts. Floor: the value with the best F1 of read recall@k and precision, where the
     precision also counts every memory injected into a probe that should recall nothing;
     on a tie, the higher floor. Lead floor: among the values down to which, from the floor, no
-    probe that should recall nothing gets a memory and no more probes get a wrong memory first
-    than at the floor itself, the highest with the best right-first: like the recall floor, a
-    lead floor no higher than it needs to be, but no lower, since below it a turn that needs
-    memory takes its nearest one however unrelated.
+    probe that should recall nothing gets a memory, the highest with the most probes given their
+    right memory first less WRONG_FIRST_COST for each given a wrong one first: a wrong memory
+    put first misleads the reply, so it must be paid for by several right ones; and the lead
+    floor is no lower than it needs to be, since below it a turn that needs memory takes its
+    nearest one however unrelated.
     """
     gate_sweep = sweep_gate(report.true_similarities, report.invented_similarities)
     gate = next(p.gate for p in gate_sweep if p.invented_rejected >= GATE_TARGET_REJECTION)
@@ -138,11 +143,16 @@ def calibrate(report: Report) -> Calibration:
     lead_sweep = sweep_lead(report.ranked, floor)
     allowed = []
     for point in lead_sweep:
-        if point.injected > lead_sweep[0].injected or point.wrong_first > lead_sweep[0].wrong_first:
+        if point.injected > lead_sweep[0].injected:
             break
         allowed.append(point)
-    best = max(round(point.right_first, 6) for point in allowed)
-    lead = max(point.lead for point in allowed if round(point.right_first, 6) == best)
+    expecting = sum(1 for probe in report.ranked if probe.expect)
+
+    def worth(point: LeadPoint) -> float:
+        return round(point.right_first * expecting - WRONG_FIRST_COST * point.wrong_first, 6)
+
+    best = max(worth(point) for point in allowed)
+    lead = max(point.lead for point in allowed if worth(point) == best)
     return Calibration(
         gate=gate, floor=floor, lead=lead, gate_sweep=gate_sweep, floor_sweep=floor_sweep, lead_sweep=lead_sweep
     )
