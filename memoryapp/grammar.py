@@ -814,7 +814,28 @@ def _fact_problem(doc: Doc, names: set[str]) -> str | None:
     owned = {t.lemma_.lower() for user in users if user.dep_ == "poss" for t in user.head.subtree}
     if owned & RELATIONS and not owned & FAMILY:
         return "the fact is about someone the user knows, not the user"
+    if _dangling_pronoun(doc):
+        return "the fact does not stand alone: it names something only its turn says"
     return None
+
+
+def _dangling_pronoun(doc: Doc) -> bool:
+    """Does the fact say "it" or "them" with nothing in the fact for it to stand for? Read months
+    later, "The user can't handle them." says nothing; "The user has a Vespa and rides it to
+    work." is whole. An "it" ahead of an infinitive or a clause ("finds it hard to sleep") is
+    not a reference at all."""
+    for token in doc:
+        if token.tag_ != "PRP" or token.lower_ not in {"it", "them"}:
+            continue
+        before = [t for t in doc[: token.i] if t.lower_ != "user"]
+        if token.lower_ == "it":
+            if any(t.tag_ in {"TO", "IN"} and t.dep_ in {"aux", "mark"} for t in doc[token.i + 1 :]):
+                continue
+            if not any(t.tag_ in {"NN", "NNP"} for t in before):
+                return True
+        elif not any(t.tag_ in {"NNS", "NNPS"} for t in before):
+            return True
+    return False
 
 
 # Does this turn need the user's memory at all? A turn about the user, or a request whose best

@@ -131,3 +131,23 @@ def test_an_english_fact_from_a_turn_in_another_language_is_judged_by_the_multil
 
 def test_an_invented_fact_from_a_turn_in_another_language_is_still_rejected():
     assert "too far" in _rejection("Hola, me llamo Lucía.", "The user works at Google.")
+
+
+@pytest.mark.parametrize(
+    "fact",
+    ["The user can't handle them.", "The user still can't quite believe it.", "The user takes it out most weekends."],
+)
+def test_a_fact_that_leans_on_its_turn_for_what_it_means_is_rejected(fact):
+    assert fact_problems([fact]) == ["the fact does not stand alone: it names something only its turn says"]
+
+
+@pytest.mark.parametrize(
+    "fact",
+    [
+        "The user has a vintage Vespa and rides it to work.",
+        "The user's kids love soccer and the user coaches them.",
+        "The user finds it hard to sleep after coffee.",
+    ],
+)
+def test_a_pronoun_with_something_in_the_fact_to_stand_for_is_fine(fact):
+    assert fact_problems([fact]) == [None]
