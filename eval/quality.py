@@ -23,7 +23,7 @@ from memoryapp.embeddings import get_embedder
 from memoryapp.grammar import NEEDED, NOT_NEEDED, memory_need
 from memoryapp.models import Memory, MemoryEvidence
 from memoryapp.selectors import recall, recall_for_turn
-from memoryapp.services import gate_facts, remember
+from memoryapp.services import GatedFact, gate_facts, remember, store_facts
 from memoryapp.thresholds import lead_floor, recall_floor, write_gate
 
 USERNAME_PREFIX = "eval-"
@@ -106,6 +106,7 @@ class Report:
     users: int
     turns: int
     probes: int
+    labelled_store: bool = False  # the labelled facts were stored as written: the read path alone
     # write
     stored: int = 0
     stored_correct: int = 0
@@ -212,7 +213,15 @@ class Report:
         return groups
 
     def rows(self) -> list[tuple[str, str, str]]:
-        """(measure, value, counts) rows of the table the command prints and the README shows."""
+        """(measure, value, counts) rows of the table the command prints and the README shows;
+        on a labelled store, the read rows only."""
+        rows = self._rows()
+        if self.labelled_store:
+            reads = ("read ", "right memory", "no-memory", "cross-user")
+            rows = [row for row in rows if row[0].startswith(reads)]
+        return rows
+
+    def _rows(self) -> list[tuple[str, str, str]]:
         pct = "{:.3f}".format
         return [
             ("write precision", pct(self.write_precision), f"{self.stored_correct}/{self.stored} stored"),
@@ -341,6 +350,24 @@ def _write_pass(suite_user: SuiteUser, user, report: Report) -> set[int]:
     return {turn.pk for turn, _ in turns}
 
 
+def _store_labels(suite_user: SuiteUser, user) -> set[int]:
+    """Every turn said, and the facts its labels give it stored as written, through the same
+    upsert as `remember` (restatements refresh, corrections retire the old value) but with
+    no extractor and no gate: what the read path would face if the write path were perfect."""
+    conversation = conversation_create(user=user, title="memory evaluation, labelled store")
+    embedder = get_embedder()
+    own: set[int] = set()
+    for suite_turn in suite_user.turns:
+        turn = turn_append(user=user, conversation=conversation, role=Turn.Role.USER, content=suite_turn.text)
+        own.add(turn.pk)
+        texts = [suite_user.facts[key].text for key in suite_turn.facts]
+        if texts:
+            vectors = embedder.embed(texts)
+            facts = [GatedFact(text, 1.0, vector) for text, vector in zip(texts, vectors, strict=True)]
+            store_facts(user, turn, facts, model_name=embedder.name)
+    return own
+
+
 def _read_pass(suite_user: SuiteUser, user, own_turns: set[int], report: Report) -> None:
     """Every probe through `recall` (the configured k and floor), then again unfloored."""
     stored_keys = {
@@ -416,11 +443,13 @@ def _gate_pass(suite: Suite, report: Report) -> None:
         report.misattributed_rejected += bool(rejected)
 
 
-def run_suite(suite: Suite, *, name: str = "suite") -> Report:
+def run_suite(suite: Suite, *, name: str = "suite", labelled_store: bool = False) -> Report:
     """Run the suite through `remember`, the write gate and `recall` on the current database.
 
     Creates one user per suite user (username "eval-<name>-<user>"); the caller provides a
-    database where that is harmless: a scratch one, or a test database.
+    database where that is harmless: a scratch one, or a test database. With
+    `labelled_store`, each turn's labelled facts are stored as written instead of extracted
+    (see `_store_labels`), so the figures are the read path's alone.
     """
     model = get_embedder().name
     report = Report(
@@ -433,11 +462,18 @@ def run_suite(suite: Suite, *, name: str = "suite") -> Report:
         users=len(suite.users),
         turns=suite.turn_count,
         probes=suite.probe_count,
+        labelled_store=labelled_store,
     )
+    if labelled_store:
+        report.extractor = "none: the labelled facts, stored as written"
     user_model = get_user_model()
     for suite_user in suite.users:
         user = user_model.objects.create_user(username=f"{USERNAME_PREFIX}{name}-{suite_user.name}")
-        own_turns = _write_pass(suite_user, user, report)
+        if labelled_store:
+            own_turns = _store_labels(suite_user, user)
+        else:
+            own_turns = _write_pass(suite_user, user, report)
         _read_pass(suite_user, user, own_turns, report)
-    _gate_pass(suite, report)
+    if not labelled_store:
+        _gate_pass(suite, report)
     return report

@@ -254,6 +254,14 @@ def remember(user: AbstractBaseUser, turn: Turn, *, turn_vector: np.ndarray | No
             fact.rejected_because,
             fact.similarity,
         )
+    return store_facts(user, turn, kept, model_name=model_name)
+
+
+def store_facts(user: AbstractBaseUser, turn: Turn, kept: list[GatedFact], *, model_name: str) -> int:
+    """Upsert facts that passed the gate, with `turn` as their evidence, in one transaction:
+    the second half of `remember` (see there). Returns how many were written or refreshed."""
+    if turn.user_id != user.pk:
+        raise PermissionError("store_facts() was given a turn that belongs to another user")
     if not kept:
         return 0
 

@@ -75,6 +75,11 @@ class Command(BaseCommand):
         )
         parser.add_argument("--samples", type=int, metavar="N", help="with --locomo: only the first N samples")
         parser.add_argument(
+            "--labelled-store",
+            action="store_true",
+            help="store each turn's labelled facts as written instead of extracting them: the read path alone",
+        )
+        parser.add_argument(
             "--plots", type=Path, default=Path(settings.BASE_DIR) / "eval" / "plots", help="folder for the PNG plots"
         )
 
@@ -88,12 +93,17 @@ class Command(BaseCommand):
             paths = SETS if options["set"] == "all" else {options["set"]: SETS[options["set"]]}
         if options["calibrate"] and list(paths) == ["unseen"]:
             raise CommandError("--calibrate tunes on the suite; the unseen set is for reporting only.")
+        if options["calibrate"] and options["labelled_store"]:
+            raise CommandError("--calibrate needs the write path; it cannot run on a labelled store.")
         try:
             suites = {name: load_suite(path) for name, path in paths.items()}
         except SuiteError as exc:
             raise CommandError(str(exc)) from exc
         with scratch_database(_scratch_name()):
-            reports = {name: quality.run_suite(suite, name=name) for name, suite in suites.items()}
+            reports = {
+                name: quality.run_suite(suite, name=name, labelled_store=options["labelled_store"])
+                for name, suite in suites.items()
+            }
         tuned = next((report for name, report in reports.items() if name != "unseen"), None)
         calibration = calibrating.calibrate(tuned) if options["calibrate"] and tuned else None
 
@@ -184,11 +194,17 @@ class Command(BaseCommand):
         for line in _table(rows):
             self.stdout.write(line)
         for name, report in reports.items():
-            for title, groups, columns in (
+            tables = [
                 ("turn kind", report.by("kind", probes=False), WRITE_COLUMNS),
                 ("probe kind", report.by("kind", turns=False), READ_COLUMNS),
                 ("language", report.by_language(), WRITE_COLUMNS + READ_COLUMNS),
-            ):
+            ]
+            if report.labelled_store:
+                tables = [
+                    ("probe kind", report.by("kind", turns=False), READ_COLUMNS),
+                    ("language", report.by_language(), READ_COLUMNS),
+                ]
+            for title, groups, columns in tables:
                 rows = [[title, *(header for header, _, _ in columns)]]
                 rows += [[group, *_cells(figures, columns)] for group, figures in groups.items()]
                 self.stdout.write(f"\n{name}, by {title}:")
