@@ -36,7 +36,7 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 import numpy as np  # noqa: E402
 
-from bench.synthetic import Dataset, memory_text, percentiles, position_of, true_top_k, user_vectors  # noqa: E402
+from bench.synthetic import Dataset, memory_text, percentiles, position_of, true_top_k  # noqa: E402
 
 COLLECTION = "memories"
 HNSW_INDEX = "memories_hnsw_idx"
@@ -123,7 +123,7 @@ def _load(memory: Any, dataset: Dataset, progress: bool) -> dict[str, float]:
     start = time.perf_counter()
     for index in tqdm(dataset.user_indexes(), desc=f"mem0 load {dataset.name}", unit="user", disable=not progress):
         count = dataset.count_for(index)
-        vectors = user_vectors(dataset.seed, index, count)
+        vectors = dataset.vectors(index)
         texts = [memory_text(index, position) for position in range(count)]
         lookup.table = {text: vector.tolist() for text, vector in zip(texts, vectors, strict=True)}
         memory.add([{"role": "user", "content": text} for text in texts], user_id=f"u{index}", infer=False)
@@ -151,7 +151,7 @@ def run(job: dict[str, Any]) -> dict[str, Any]:
 
     def truth(user_index: int, probe: np.ndarray) -> list[int]:
         if user_index not in vectors_by_user:
-            vectors_by_user[user_index] = user_vectors(dataset.seed, user_index, dataset.count_for(user_index))
+            vectors_by_user[user_index] = dataset.vectors(user_index)
         return true_top_k(vectors_by_user[user_index], probe, k)
 
     # mem0's default (hnsw: True) creates this index with the table; a previous run may have dropped it.

@@ -26,7 +26,7 @@ from django.urls import reverse
 from django.utils import timezone
 from tqdm import tqdm
 
-from bench.seed import MemoryRow, copy_memories
+from bench.seed import MemoryRow, copy_memories, embedder_space
 from bench.synthetic import percentiles, user_vectors
 from chat.models import Conversation, Turn
 from memoryapp.models import Memory
@@ -61,7 +61,7 @@ def seed_page_user(name: str, memories: int, *, seed: int = 6, progress: bool = 
         Turn(conversation=conversation, user=user, seq=seq, role=Turn.Role.USER, content=f"Turn {seq} of {name}.")
         for seq in range(1, SOURCE_TURNS + 1)
     )
-    vectors = user_vectors(seed, len(name), memories)
+    vectors = user_vectors(seed, len(name), memories, embedder_space()[1])
     start = timezone.now() - timedelta(seconds=memories)
 
     def rows() -> Iterator[MemoryRow]:

@@ -22,9 +22,8 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 from tqdm import tqdm
 
-from bench.seed import SYNTHETIC_MODEL
+from bench.seed import synthetic_model
 from bench.synthetic import HEAVY_USER_INDEX, Dataset, percentiles, position_of, probe_texts, probe_users, true_top_k
-from bench.synthetic import user_vectors as generate_vectors
 from memoryapp import grammar
 from memoryapp.embeddings import get_embedder
 from memoryapp.selectors import memory_nearest, recall
@@ -72,7 +71,7 @@ def build_probes(dataset: Dataset, count: int, *, heavy: bool, k: int) -> list[P
     for owner, text in zip(owners, texts, strict=True):
         vector = embedder.embed([text])[0]
         if owner not in cache:
-            cache[owner] = generate_vectors(dataset.seed, owner, dataset.count_for(owner))
+            cache[owner] = dataset.vectors(owner)
         probes.append(Probe(owner, text, vector, true_top_k(cache[owner], vector, k)))
     return probes
 
@@ -84,8 +83,9 @@ def _capture(user: Any, probe: Probe, k: int) -> list[int]:
         captured.append((sql, params))
         return execute(sql, params, many, context)
 
+    model = synthetic_model()
     with connection.execute_wrapper(wrapper):
-        got = memory_nearest(user=user, vector=probe.vector, embedding_model=SYNTHETIC_MODEL, k=k, min_sim=-1.0)
+        got = memory_nearest(user=user, vector=probe.vector, embedding_model=model, k=k, min_sim=-1.0)
     (probe.sql, probe.params), *_ = captured
     assert all(r.memory.user_id == user.pk for r in got), "recall returned another user's memory"
     return [position_of(r.memory.text) for r in got]
@@ -98,7 +98,8 @@ def _explain(probe: Probe) -> tuple[str, float]:
         if isinstance(plan, str):
             plan = json.loads(plan)
         cursor.execute("EXPLAIN (ANALYZE, BUFFERS) " + probe.sql, probe.params)
-        text = _VECTOR_LITERAL.sub("'[...384 floats...]'", "\n".join(row[0] for row in cursor.fetchall()))
+        floats = f"'[...{len(probe.vector)} floats...]'"
+        text = _VECTOR_LITERAL.sub(floats, "\n".join(row[0] for row in cursor.fetchall()))
     return text, float(plan[0]["Execution Time"])
 
 
@@ -132,10 +133,11 @@ def measure_recall(
             sql_times.append(time.perf_counter() - start)
 
     nearest_times = []
+    model = synthetic_model()
     for probe in tqdm(probe_set, desc=f"{label}: memory_nearest", **bar):
         user = owners[probe.user_index]
         start = time.perf_counter()
-        memory_nearest(user=user, vector=probe.vector, embedding_model=SYNTHETIC_MODEL, k=k, min_sim=-1.0)
+        memory_nearest(user=user, vector=probe.vector, embedding_model=model, k=k, min_sim=-1.0)
         nearest_times.append(time.perf_counter() - start)
 
     recall_times = []

@@ -27,7 +27,7 @@ def render(results: Results) -> str:
         f"PostgreSQL {m['postgresql']} + pgvector {m['pgvector']} (shared_buffers {m['shared_buffers']}). "
         f"Load average at start {tuple(round(x, 2) for x in m['load_average_start'])}, "
         f"at end {tuple(round(x, 2) for x in m.get('load_average_end', (0, 0, 0)))}. "
-        f"Run took {results.seconds:.0f} s.",
+        f"Run took {results.seconds:.0f} s. Embedding model: {m.get('embedding_model', '-')}.",
         "",
         "### Recall (k = 5; milliseconds, p50 / p95 / p99)",
         "",
@@ -96,7 +96,7 @@ def render(results: Results) -> str:
         e = results.embedding
         lines += [
             "",
-            "### Embedding alone (all-MiniLM-L6-v2 int8 on onnxruntime)",
+            f"### Embedding alone ({m.get('embedding_model', '-')})",
             "",
             f"| texts | single (texts/s) | single, ms p50 / p95 / p99 | batch of {e['batch_size']} (texts/s) |",
             "|---|---|---|---|",

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import platform
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from django.conf import settings
@@ -18,10 +18,11 @@ from bench.mem0_runner import DATABASE_PREFIX as MEM0_PREFIX
 from bench.mem0_runner import mem0_available, run_mem0
 from bench.pages_bench import measure_pages
 from bench.recall_bench import RecallResult, measure_recall
-from bench.seed import ensure_seeded, stored_vectors_match
+from bench.seed import embedder_space, ensure_seeded, stored_vectors_match
 from bench.synthetic import HEAVY_USER_INDEX, Dataset, probe_texts
 from bench.write_bench import measure_embedding, measure_writes
 from core.databases import list_databases, scratch_database
+from memoryapp.embeddings import LOCAL_MODEL_NAME
 
 DATASETS = {
     "100k": Dataset("100k", users=1_000, per_user=100),
@@ -122,8 +123,10 @@ def run(options: Options) -> Results:
     debug, settings.DEBUG = settings.DEBUG, False  # no query log: production runs without DEBUG
     try:
         results = Results(machine=machine())
+        model, dimensions = embedder_space()
+        results.machine["embedding_model"] = model
         for name in options.sizes:
-            dataset = DATASETS[name]
+            dataset = replace(DATASETS[name], dimensions=dimensions)
             with scratch_database(PREFIX + name, keep=True):
                 users, seeded = ensure_seeded(dataset, reseed=options.reseed, progress=options.progress)
                 _say(options.progress, f"{name}: {'seeded' if seeded else 'reused'} {dataset.rows:,} memories")
@@ -148,7 +151,11 @@ def run(options: Options) -> Results:
                         )
                     )
             if name in options.mem0_sizes:
-                available, why = mem0_available()
+                # mem0 embeds its own searches with all-MiniLM-L6-v2, so both sides must be in its space.
+                if model != LOCAL_MODEL_NAME:
+                    available, why = False, f"mem0 is compared on {LOCAL_MODEL_NAME} (MEMORY_EMBEDDING_MODEL=local)"
+                else:
+                    available, why = mem0_available()
                 if not available:
                     results.mem0[name] = {"error": why}
                     continue

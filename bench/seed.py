@@ -13,13 +13,22 @@ from django.utils import timezone
 from pgvector.psycopg import register_vector
 from tqdm import tqdm
 
-from bench.synthetic import Dataset, memory_text, user_vectors, username
-from memoryapp.embeddings import LOCAL_MODEL_NAME
+from bench.synthetic import Dataset, memory_text, username
+from memoryapp.embeddings import get_embedder
 from memoryapp.models import Memory
 
-# Synthetic rows are stored under the local model's name: they are unit vectors in its
-# 384-dimension space, so `recall` (which filters on the embedder's name) compares them.
-SYNTHETIC_MODEL = LOCAL_MODEL_NAME
+
+def embedder_space() -> tuple[str, int]:
+    """The configured embedder's name and dimension. Synthetic rows are unit vectors of that
+    dimension stored under that name, so `recall` (which filters on the name) compares them."""
+    embedder = get_embedder()
+    return embedder.name, int(embedder.embed(["dimension"]).shape[1])
+
+
+def synthetic_model() -> str:
+    """The name synthetic rows are stored under: the configured embedder's."""
+    return get_embedder().name
+
 
 _COPY = (
     f"COPY {Memory._meta.db_table} (user_id, text, embedding, embedding_model, content_hash, source_conversation_id,"
@@ -45,6 +54,7 @@ class MemoryRow:
 
 def copy_memories(rows: Iterable[MemoryRow], *, total: int, desc: str, progress: bool = True) -> None:
     """Load memories by binary COPY (about 20,000 rows a second), then refresh the planner's statistics."""
+    model = synthetic_model()
     connection.ensure_connection()
     register_vector(connection.connection)
     with (
@@ -55,7 +65,7 @@ def copy_memories(rows: Iterable[MemoryRow], *, total: int, desc: str, progress:
         copy.set_types(_COPY_TYPES)
         for row in rows:
             copy.write_row(
-                [row.user_id, row.text, row.vector, SYNTHETIC_MODEL, row.content_hash, row.source_conversation_id,
+                [row.user_id, row.text, row.vector, model, row.content_hash, row.source_conversation_id,
                  row.source_turn_id, 1, row.created_at, row.created_at, row.created_at]
             )  # fmt: skip
             bar.update()
@@ -75,7 +85,7 @@ def is_seeded(dataset: Dataset) -> bool:
     users = bench_users(dataset)
     if len(users) != len(dataset.user_indexes()):
         return False
-    return Memory.objects.filter(embedding_model=SYNTHETIC_MODEL).count() == dataset.rows
+    return Memory.objects.filter(embedding_model=synthetic_model()).count() == dataset.rows
 
 
 def seed(dataset: Dataset, *, progress: bool = True) -> dict[int, int]:
@@ -92,7 +102,7 @@ def seed(dataset: Dataset, *, progress: bool = True) -> dict[int, int]:
 
     def rows() -> Iterator[MemoryRow]:
         for index in dataset.user_indexes():
-            vectors = user_vectors(dataset.seed, index, dataset.count_for(index))
+            vectors = dataset.vectors(index)
             for position, vector in enumerate(vectors):
                 yield MemoryRow(users[index], memory_text(index, position), vector, f"{index:032x}{position:032x}", now)
 
@@ -110,11 +120,11 @@ def ensure_seeded(dataset: Dataset, *, reseed: bool = False, progress: bool = Tr
 def stored_vectors_match(dataset: Dataset, user_index: int, pk: int) -> bool:
     """The stored vectors of one user are the generated ones (guards the reuse of old data)."""
     rows = list(
-        Memory.objects.filter(user_id=pk, embedding_model=SYNTHETIC_MODEL)
+        Memory.objects.filter(user_id=pk, embedding_model=synthetic_model())
         .order_by("id")
         .values_list("text", "embedding")
     )
-    expected = user_vectors(dataset.seed, user_index, dataset.count_for(user_index))
+    expected = dataset.vectors(user_index)
     if len(rows) != len(expected):
         return False
     stored = np.array([np.asarray(vector, dtype=np.float32) for _, vector in rows])

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+# all-MiniLM-L6-v2's space, which the mem0 side embeds its searches in; our side generates
+# vectors in the configured embedder's dimension (`Dataset.dimensions`).
 DIMENSIONS = 384
 DEFAULT_SEED = 20261202
 # The heavy user is generated from its own stream, away from the regular users' indexes.
@@ -27,6 +29,7 @@ class Dataset:
     per_user: int
     heavy: int = 0
     seed: int = DEFAULT_SEED
+    dimensions: int = DIMENSIONS
 
     @property
     def rows(self) -> int:
@@ -38,11 +41,15 @@ class Dataset:
     def count_for(self, user_index: int) -> int:
         return self.heavy if user_index == HEAVY_USER_INDEX else self.per_user
 
+    def vectors(self, user_index: int) -> np.ndarray:
+        """Every vector of one user, in generation order."""
+        return user_vectors(self.seed, user_index, self.count_for(user_index), self.dimensions)
 
-def user_vectors(seed: int, user_index: int, count: int) -> np.ndarray:
+
+def user_vectors(seed: int, user_index: int, count: int, dimensions: int = DIMENSIONS) -> np.ndarray:
     """`count` random unit vectors (float32) owned by one user, the same on every call."""
     rng = np.random.default_rng([seed, user_index])
-    vectors = rng.standard_normal((count, DIMENSIONS), dtype=np.float32)
+    vectors = rng.standard_normal((count, dimensions), dtype=np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     return vectors
 

@@ -255,9 +255,11 @@ LLM_EXTRACT_TIMEOUT_SECONDS = env_float("MEMORY_EXTRACT_TIMEOUT", 30.0, minimum=
 # a custom extractor (the write benchmark plugs in a fixed one). Empty: model if configured, else rules.
 MEMORY_EXTRACTOR = env_str("MEMORY_EXTRACTOR", "")
 
-# "local" is all-MiniLM-L6-v2 on onnxruntime, shipped in a wheel; any other value is an
-# embedding model name on the endpoint above.
-EMBEDDING_MODEL = env_str("MEMORY_EMBEDDING_MODEL", "local")
+# "local-multilingual" is the Universal Sentence Encoder multilingual v3 (16 languages, 512
+# dimensions) and "local" all-MiniLM-L6-v2 (English, 384), both shipped in wheels; any other
+# value is an embedding model name on the endpoint above. One model serves the write gate,
+# recall and the paraphrase check; `manage.py reembed_memories` moves stored memories to it.
+EMBEDDING_MODEL = env_str("MEMORY_EMBEDDING_MODEL", "local-multilingual")
 EMBEDDING_TIMEOUT_SECONDS = env_float("MEMORY_EMBEDDING_TIMEOUT", 10.0, minimum=0.1)
 
 # Thresholds belong to the embedding model that produced the similarities. Values for the

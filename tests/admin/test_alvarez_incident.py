@@ -28,22 +28,23 @@ AMBIGUOUS = "Dr. Alvarez here, following up on the lab results."
 
 
 @pytest.mark.django_db
-def test_write_gate_rejects_a_colleagues_name_stated_as_the_users(alice, fake_llm):
-    """Similarity alone would pass it: the turn names Dr. Alvarez, so the misattributed fact
-    scores above the gate. The attribution check sees that the turn gives the name to the
-    user's colleague and rejects it; the unsupported fact fails on similarity. The offline
-    rules do not make this mistake at all."""
+def test_write_gate_rejects_a_colleagues_name_stated_as_the_users(alice, fake_llm, settings):
+    """The turn names Dr. Alvarez, so the misattributed fact can score above the gate: it does
+    with all-MiniLM-L6-v2. The attribution check sees that the turn gives the name to the
+    user's colleague and rejects it whatever the embedder; the unsupported fact fails on
+    similarity. The offline rules do not make this mistake at all."""
     assert extract_facts_by_rules(COLLEAGUE, limit=2) == []
-    _, kept, rejected = gate_facts(COLLEAGUE, [ALVAREZ, "The user is allergic to peanuts."])
-    assert kept == []
-    alvarez, peanuts = rejected
-    assert alvarez.similarity >= write_gate(get_embedder().name)
-    assert alvarez.rejected_because == "the turn gives the name 'Dr. Alvarez' to the user's colleague"
-    assert peanuts.similarity < write_gate(get_embedder().name)
+    _, kept, (alvarez, peanuts) = gate_facts(COLLEAGUE, [ALVAREZ, "The user is allergic to peanuts."])
+    assert kept == [] and alvarez.rejected_because and peanuts.similarity < write_gate(get_embedder().name)
 
     fake_llm.facts(ALVAREZ, "The user is allergic to peanuts.")
     assert remember(alice, user_turn(alice, COLLEAGUE)) == 0
     assert not Memory.objects.filter(user=alice).exists()
+
+    settings.EMBEDDING_MODEL = "local"
+    _, kept, (alvarez,) = gate_facts(COLLEAGUE, [ALVAREZ])
+    assert kept == [] and alvarez.similarity >= write_gate(get_embedder().name) == write_gate("all-MiniLM-L6-v2")
+    assert alvarez.rejected_because == "the turn gives the name 'Dr. Alvarez' to the user's colleague"
 
 
 def _chat(user, conversation, content: str, fake_llm, *, reply: str, facts: tuple[str, ...] = ()):

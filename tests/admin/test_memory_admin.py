@@ -43,7 +43,7 @@ def test_changelist_lists_every_users_memories_including_deleted(staff_client, a
     assert len(listed(response)) == 4
     html = response.content.decode()
     assert "The user&#x27;s timezone is UTC." in html
-    assert "all-MiniLM-L6-v2" in html
+    assert "use-multilingual-v3" in html
 
 
 def test_memory_page_shows_provenance_evidence_recalls_and_history(staff_client, alice, alices_history, staff):
@@ -124,7 +124,7 @@ BOB_TZ = ("bob", "The user's timezone is UTC.")
         ({"state": "deleted"}, {BOB_TZ}),
         ({"q": "timezone"}, {ALICE_TZ, BOB_TZ}),
         ({"q": "bob"}, {BOB_NAME, BOB_TZ}),
-        ({"embedding_model": "all-MiniLM-L6-v2", "state": "deleted"}, {BOB_TZ}),
+        ({"embedding_model": "use-multilingual-v3", "state": "deleted"}, {BOB_TZ}),
         ({"embedding_model": "another-model"}, set()),
         ({"created_at__gte": "2000-01-01 00:00:00+00:00", "created_at__lt": "2000-01-02 00:00:00+00:00"}, set()),
     ],

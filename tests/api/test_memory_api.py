@@ -9,6 +9,7 @@ from memoryapp.embeddings import get_embedder
 from memoryapp.models import Memory, MemoryEvent
 from memoryapp.selectors import recall
 from memoryapp.services import memory_soft_delete, remember
+from memoryapp.thresholds import lead_floor, recall_floor
 from tests.factories import user_turn
 
 pytestmark = pytest.mark.django_db
@@ -302,4 +303,5 @@ def test_search_finds_the_nearest_memory_under_the_recall_floor_as_a_chat_turn_a
 
     (hit,) = alice_api.post(SEARCH, {"probe": "What is my job?"}, format="json").json()["results"]
     assert hit["text"] == "The user is a pediatric nurse in Montreal." and hit["rank"] == 1
-    assert 0.13 <= hit["similarity"] < 0.26
+    model = get_embedder().name
+    assert lead_floor(model) <= hit["similarity"] < recall_floor(model)

@@ -12,7 +12,7 @@ from bench.chat_bench import measure_chat
 from bench.extractor import FIXED_EXTRACTOR, FIXED_FACTS, TURNS, fixed_facts
 from bench.pages_bench import PAGE_SIZE, measure_pages
 from bench.recall_bench import measure_recall
-from bench.seed import SYNTHETIC_MODEL, ensure_seeded, stored_vectors_match
+from bench.seed import embedder_space, ensure_seeded, stored_vectors_match, synthetic_model
 from bench.synthetic import HEAVY_USER_INDEX, Dataset
 from bench.timing import Buckets, stopwatch
 from bench.write_bench import measure_writes
@@ -22,37 +22,42 @@ from memoryapp.models import Memory, MemoryRecall
 
 pytestmark = pytest.mark.django_db
 
-SMOKE = Dataset("smoke", users=20, per_user=100, heavy=1_500)
+
+@pytest.fixture(scope="module")
+def smoke():
+    """A few thousand synthetic memories in the configured embedder's space, as the benchmark makes them."""
+    return Dataset("smoke", users=20, per_user=100, heavy=1_500, dimensions=embedder_space()[1])
 
 
 @pytest.fixture
-def seeded():
-    users, created = ensure_seeded(SMOKE, progress=False)
+def seeded(smoke):
+    users, created = ensure_seeded(smoke, progress=False)
     assert created
     return users
 
 
-def test_seeding_stores_the_generated_vectors_for_every_user(seeded):
-    assert Memory.objects.filter(embedding_model=SYNTHETIC_MODEL).count() == SMOKE.rows == 3_500
-    for index in (0, SMOKE.users - 1, HEAVY_USER_INDEX):
-        assert stored_vectors_match(SMOKE, index, seeded[index])
+def test_seeding_stores_the_generated_vectors_for_every_user(smoke, seeded):
+    assert Memory.objects.filter(embedding_model=synthetic_model()).count() == smoke.rows == 3_500
+    assert smoke.dimensions == 512 and synthetic_model() == "use-multilingual-v3"
+    for index in (0, smoke.users - 1, HEAVY_USER_INDEX):
+        assert stored_vectors_match(smoke, index, seeded[index])
 
 
-def test_a_second_seed_of_the_same_dataset_reuses_it(seeded):
-    users, created = ensure_seeded(SMOKE, progress=False)
+def test_a_second_seed_of_the_same_dataset_reuses_it(smoke, seeded):
+    users, created = ensure_seeded(smoke, progress=False)
     assert not created and users == seeded
 
 
-def test_recall_matches_brute_force_for_regular_users(seeded):
-    result = measure_recall(SMOKE, seeded, label="smoke", probes=40, progress=False, server_samples=3)
+def test_recall_matches_brute_force_for_regular_users(smoke, seeded):
+    result = measure_recall(smoke, seeded, label="smoke", probes=40, progress=False, server_samples=3)
     assert result.exact_nearest == 1.0
     assert result.exact_recall == 1.0
-    assert {p.user_index for p in result.probe_set} <= set(range(SMOKE.users))
-    assert "Index Scan" in result.explain and "384 floats" in result.explain
+    assert {p.user_index for p in result.probe_set} <= set(range(smoke.users))
+    assert "Index Scan" in result.explain and "512 floats" in result.explain
 
 
-def test_recall_matches_brute_force_for_the_heavy_user(seeded):
-    result = measure_recall(SMOKE, seeded, label="heavy", probes=10, heavy=True, progress=False, server_samples=1)
+def test_recall_matches_brute_force_for_the_heavy_user(smoke, seeded):
+    result = measure_recall(smoke, seeded, label="heavy", probes=10, heavy=True, progress=False, server_samples=1)
     assert result.user_rows == 1_500
     assert result.exact_nearest == 1.0
     assert result.exact_recall == 1.0

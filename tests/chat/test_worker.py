@@ -140,7 +140,7 @@ def test_queued_writes_and_their_vectors_go_with_the_conversation_and_the_accoun
     say(alice, gone, "I'm a pediatric nurse.")
     say(bob, conversation_create(user=bob), "I live in Porto.")
     assert DBTaskResult.objects.count() == 3
-    assert all(len(r.args_kwargs["kwargs"]["turn_vector"]) == 384 for r in DBTaskResult.objects.all())
+    assert all(len(r.args_kwargs["kwargs"]["turn_vector"]) == 512 for r in DBTaskResult.objects.all())
 
     conversation_delete(user=alice, conversation=gone)
     assert [

@@ -26,7 +26,7 @@ OFFLINE = {
     "OPENAI_BASE_URL": None,
     "OPENAI_API_KEY": None,
     "LLM_ENABLED": False,
-    "EMBEDDING_MODEL": "local",
+    "EMBEDDING_MODEL": "local-multilingual",  # the offline default
     "MEMORY_WRITE_GATE": None,
     "MEMORY_RECALL_FLOOR": None,
 }
@@ -171,11 +171,12 @@ def test_the_unseen_set_is_reported_by_kind_and_language(unseen):
 @pytest.mark.django_db
 def test_settings_hold_the_calibrated_thresholds_for_the_local_model(report):
     calibration = calibrate(report)
+    model = "use-multilingual-v3"
     assert (report.embedding_model, report.write_gate, report.recall_floor, report.lead_floor) == (
-        "all-MiniLM-L6-v2",
-        write_gate("all-MiniLM-L6-v2"),
-        recall_floor("all-MiniLM-L6-v2"),
-        lead_floor("all-MiniLM-L6-v2"),
+        model,
+        write_gate(model),
+        recall_floor(model),
+        lead_floor(model),
     )
     assert (calibration.gate, calibration.floor, calibration.lead) == (
         report.write_gate,

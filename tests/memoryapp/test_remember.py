@@ -32,8 +32,8 @@ def test_priya_turn_writes_facts_with_provenance(alice):
     for memory in rows.values():
         assert memory.source_conversation_id == turn.conversation_id
         assert memory.source_turn_id == turn.pk
-        assert memory.embedding_model == "all-MiniLM-L6-v2"
-        assert len(memory.embedding) == 384
+        assert memory.embedding_model == "use-multilingual-v3"
+        assert len(memory.embedding) == 512
         assert memory.content_hash == content_hash(memory.text)
         evidence = MemoryEvidence.objects.get(memory=memory)
         assert (evidence.turn_id, evidence.created) == (turn.pk, True)
