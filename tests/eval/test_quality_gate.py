@@ -122,18 +122,17 @@ def test_the_offline_default_remembers_and_recalls_most_of_the_suite(report):
 
 @pytest.mark.django_db
 def test_the_unseen_set_holds_its_floors(unseen):
-    # Floors just under the figures measured with the grammar extractor (README "Memory quality").
-    # Storing seven times as many memories as the rules did made one figure worse: 6 of 34
-    # probes that need nothing now find something (one cosine floor cannot tell need from chance).
-    # English facts from turns in other languages are judged by the multilingual encoder, which
-    # keeps them (0.02-0.22 with the English-only one) at the cost of two more invented facts on
-    # non-English turns, which score just over its gate (0.43-0.45): 0.717 -> 0.674.
+    # Floors just under the figures measured with the grammar extractor and the multilingual
+    # embedder (README "Memory quality", "The embedder"): 0.432 write recall, 0.879 precision,
+    # 0.103 false memories, 0.652 invented rejected, 0.415 right first, 0.439 read recall, 0/34
+    # injected. all-MiniLM-L6-v2 gave 0.354 right first and 1/34 injected on the same memories.
     assert unseen.leaked == 0 and unseen.twins == 0
     assert unseen.write_recall >= 0.42
     assert unseen.write_precision >= 0.87
     assert unseen.false_memory_rate <= 0.11
     assert unseen.invented_rejection >= 0.65
-    assert unseen.right_first >= 0.35
+    assert unseen.right_first >= 0.40
+    assert unseen.read_recall >= 0.43
     assert unseen.injection_rate <= 0.03
 
 
@@ -150,11 +149,12 @@ def test_the_read_path_alone_holds_its_floors_on_the_unseen_set(unseen_read_alon
         "no-memory probes injected",
         "cross-user leakage",
     ]
-    # Floors just under the figures measured (README "Memory quality").
+    # Floors just under the figures measured (README "Memory quality", "The embedder"): 0.785
+    # right first, 0.788 read recall, 4/34 injected, all four by probes in other languages.
     assert report.leaked == 0
-    assert report.right_first >= 0.64
-    assert report.read_recall >= 0.66
-    assert report.injection_rate <= 0.30
+    assert report.right_first >= 0.77
+    assert report.read_recall >= 0.77
+    assert report.injection_rate <= 0.12
 
 
 @pytest.mark.django_db

@@ -2,6 +2,7 @@ import json
 import re
 
 import pytest
+from django.db import connection
 
 from chat.models import Turn
 from chat.services import turn_append
@@ -38,6 +39,18 @@ def test_priya_turn_writes_facts_with_provenance(alice):
         evidence = MemoryEvidence.objects.get(memory=memory)
         assert (evidence.turn_id, evidence.created) == (turn.pk, True)
         assert evidence.gate_similarity >= 0.4
+
+
+def test_a_stored_memory_stays_in_one_row_so_the_exact_scan_never_reads_the_toast_table(alice):
+    remember(alice, user_turn(alice, PRIYA))
+    assert Memory.objects.filter(user=alice).count() == 2  # two 512-dimension vectors, 2,056 bytes each
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT reltoastrelid::regclass::text FROM pg_class WHERE oid = %s::regclass", [Memory._meta.db_table]
+        )
+        (toast,) = cursor.fetchone()
+        cursor.execute(f"SELECT count(*) FROM {toast}")  # noqa: S608 - a name PostgreSQL gave
+        assert cursor.fetchone() == (0,)  # neither the vectors nor the texts and hashes were moved out of line
 
 
 def test_restated_fact_refreshes_last_seen_instead_of_adding_a_twin(alice):
