@@ -20,8 +20,9 @@ from chat.services import conversation_create, turn_append
 from core.llm import ModelUnavailable
 from eval.suite import Suite, SuiteTurn, SuiteUser
 from memoryapp.embeddings import get_embedder
-from memoryapp.grammar import NEEDED, NOT_NEEDED, memory_need
+from memoryapp.grammar import NEEDED, NOT_NEEDED
 from memoryapp.models import Memory, MemoryEvidence
+from memoryapp.need import turn_need
 from memoryapp.selectors import recall, recall_for_turn
 from memoryapp.services import GatedFact, gate_facts, remember, store_facts
 from memoryapp.thresholds import lead_floor, recall_floor, write_gate
@@ -397,7 +398,8 @@ def _read_pass(suite_user: SuiteUser, user, own_turns: set[int], report: Report)
                 report.empty_probes_injected += 1
                 report.injected.append(f"{suite_user.name}: {probe.text!r} <- {recalled[0].memory.text!r}")
         # The floor applies after the decision: a probe that needs no memory ranks nothing.
-        need = memory_need(probe.text)
+        embedder = get_embedder()
+        need = turn_need(probe.text, embedder.embed([probe.text])[0], embedder.name)
         everything = recall(user, probe.text, k=10_000, min_sim=-1.0) if need != NOT_NEEDED else []
         ranked = Ranked(
             expect=probe.expect,

@@ -862,7 +862,7 @@ NEEDED, NOT_NEEDED, UNDECIDED = "needed", "not needed", "undecided"
 
 def memory_need(text: str) -> str:
     """Whether a turn needs the user's memory: NEEDED, NOT_NEEDED, or UNDECIDED for a turn that
-    is not English (the decision is then left to the floor).
+    is not English (memoryapp.need.turn_need then decides from the turn's embedding).
 
     An English turn needs it when it speaks in the first person ("Where do I live?", "my
     diet"), except "me" as the one told or given a general thing ("Tell me a joke."); when it

@@ -17,6 +17,7 @@ from chat.models import Conversation, Turn
 from memoryapp import grammar
 from memoryapp.embeddings import get_embedder
 from memoryapp.models import Memory, MemoryEvent, MemoryEvidence, MemoryRecall
+from memoryapp.need import turn_need
 from memoryapp.serializers import MemoryExportSerializer
 from memoryapp.thresholds import lead_floor, recall_floor
 
@@ -161,15 +162,16 @@ def read_turn(user: AbstractBaseUser, text: str) -> TurnRead:
     """The read path of a chat turn: first, does the turn need the user's memory at all? A
     general question ("Who founded Tesla?") gets nothing by similarity, however close a stored
     fact is ("The user drives a Tesla."); a turn about the user, or a request whose answer
-    depends on who asks, gets its nearest memories with the first at the lead floor; a turn in
-    another language gets them at the recall floor (see memoryapp.grammar.memory_need). Then,
+    depends on who asks, gets its nearest memories with the first at the lead floor. A turn in
+    another language is decided on its embedding (memoryapp.need); with an embedder that has no
+    weights for that, it gets its memories at the recall floor alone. Then,
     whatever the turn, the user's standing instructions, ranked after the rest. The turn is
     embedded once; its vector goes on to the write path, which needs the same one."""
     embedder = get_embedder()
     if not text or not text.strip():
         return TurnRead([], None, embedder.name)
-    need = grammar.memory_need(text)
     vector = embedder.embed([text])[0]
+    need = turn_need(text, vector, embedder.name)
     found = []
     if need != grammar.NOT_NEEDED:
         found = memory_nearest(

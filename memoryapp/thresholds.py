@@ -26,7 +26,7 @@ def recall_floor(model: str) -> float:
 
 def lead_floor(model: str) -> float:
     """Minimum similarity of the nearest memory to a turn known to need the user's memory
-    (memoryapp.grammar.memory_need); never above the recall floor."""
+    (memoryapp.need.turn_need); never above the recall floor."""
     return min(_for_model(model, "lead_floor"), recall_floor(model))
 
 

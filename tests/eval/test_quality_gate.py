@@ -112,10 +112,13 @@ def test_false_memories_stay_rare(report):
 @pytest.mark.django_db
 def test_the_offline_default_remembers_and_recalls_most_of_the_suite(report):
     # Floors just under the measured figures (README "Memory quality"): a regression alarm.
+    # Precision is 0.813 since the recall floor went from 0.19 to the 0.14 the calibration picks
+    # once turns in other languages are decided before the floor (memoryapp/need.py): the floor
+    # no longer has to keep memories out of turns that need none, only trims the tail.
     assert report.write_precision >= 0.95
     assert report.write_recall >= 0.95
     assert report.read_recall >= 0.92
-    assert report.read_precision >= 0.87
+    assert report.read_precision >= 0.80
     assert report.right_first >= 0.92
     assert report.injection_rate <= 0.05
 
@@ -125,7 +128,8 @@ def test_the_unseen_set_holds_its_floors(unseen):
     # Floors just under the figures measured with the grammar extractor and the multilingual
     # embedder (README "Memory quality", "The embedder"): 0.432 write recall, 0.879 precision,
     # 0.103 false memories, 0.652 invented rejected, 0.415 right first, 0.439 read recall, 0/34
-    # injected. all-MiniLM-L6-v2 gave 0.354 right first and 1/34 injected on the same memories.
+    # injected (0.600 read precision, 0.675 with the recall floor at 0.19). all-MiniLM-L6-v2 gave
+    # 0.354 right first and 1/34 injected on the same memories.
     assert unseen.leaked == 0 and unseen.twins == 0
     assert unseen.write_recall >= 0.42
     assert unseen.write_precision >= 0.87
@@ -149,12 +153,14 @@ def test_the_read_path_alone_holds_its_floors_on_the_unseen_set(unseen_read_alon
         "no-memory probes injected",
         "cross-user leakage",
     ]
-    # Floors just under the figures measured (README "Memory quality", "The embedder"): 0.785
-    # right first, 0.788 read recall, 4/34 injected, all four by probes in other languages.
+    # Floors just under the figures measured (README "Memory quality", "The embedder"): 0.831
+    # right first, 0.879 read recall, 0/34 injected. Before turns in other languages were decided
+    # on their embedding (memoryapp/need.py), with the recall floor at 0.19: 0.785, 0.788 and
+    # 4/34, all four in other languages.
     assert report.leaked == 0
-    assert report.right_first >= 0.77
-    assert report.read_recall >= 0.77
-    assert report.injection_rate <= 0.12
+    assert report.right_first >= 0.82
+    assert report.read_recall >= 0.86
+    assert report.injection_rate <= 0.03
 
 
 @pytest.mark.django_db

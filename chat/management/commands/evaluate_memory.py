@@ -80,10 +80,18 @@ class Command(BaseCommand):
             help="store each turn's labelled facts as written instead of extracting them: the read path alone",
         )
         parser.add_argument(
+            "--fit-need",
+            action="store_true",
+            help="fit the memory-need decision for turns the parser cannot read on the suite, write its weights",
+        )
+        parser.add_argument(
             "--plots", type=Path, default=Path(settings.BASE_DIR) / "eval" / "plots", help="folder for the PNG plots"
         )
 
     def handle(self, *args, **options) -> None:
+        if options["fit_need"]:
+            self._fit_need(options["suite"] or DEFAULT_SUITE)
+            return
         if options["locomo"]:
             self._locomo(options["locomo"], as_json=options["json"], samples=options["samples"])
             return
@@ -125,6 +133,26 @@ class Command(BaseCommand):
             paths_written = calibrating.plot_calibration(tuned, calibration, options["plots"])
             if not options["json"]:
                 self._print_calibration(tuned, calibration, paths_written)
+
+    def _fit_need(self, path: Path) -> None:
+        from eval import need as fitting
+        from memoryapp.embeddings import get_embedder
+        from memoryapp.need import weights_path
+
+        embedder = get_embedder()
+        target = weights_path(embedder.name)
+        if target is None:
+            raise CommandError(f"cannot name a weights file after the model {embedder.name!r}")
+        try:
+            suite = load_suite(path)
+        except SuiteError as exc:
+            raise CommandError(str(exc)) from exc
+        data = fitting.fit_suite(suite, embedder)
+        fitting.write(data, target)
+        self.stdout.write(
+            f"Fitted on {data['examples']} examples of {path.name} ({data['needed']} need memory) with "
+            f"{embedder.name}: agrees with {data['training_agreement']:.3f} of them. Wrote {target}."
+        )
 
     def _locomo(self, path: Path, *, as_json: bool, samples: int | None) -> None:
         if not path.is_file():
