@@ -766,6 +766,10 @@ _ADVISING = frozenset("should ought might may could".split())
 # "The user wants to know what a vector clock is." is the turn's question, not a fact.
 _WANTING = frozenset("want wish need".split())
 _QUESTIONING = frozenset("ask wonder inquire".split())
+# The assistant appears in a fact only as the one told how to answer ("The user wants the
+# assistant to use Celsius."); "The user finds the assistant helpful." says nothing lasting.
+_ASSISTANT_NAMES = frozenset("assistant assistant's chatbot bot".split())
+_WISHING = frozenset("want prefer expect need ask like wish".split())
 _ASKING = frozenset("know understand ask".split())
 
 
@@ -796,6 +800,8 @@ def _fact_problem(doc: Doc, names: set[str]) -> str | None:
         return "the fact does not say it is about the user"
     if subject is not None and {t.lower_ for t in subject.subtree} & _ASSISTANT:
         return "the fact is about the assistant, not the user"
+    if root is not None and root.lemma_ not in _WISHING and any(t.lower_ in _ASSISTANT_NAMES for t in doc):
+        return "the fact is the user's view of the assistant, not a fact about the user"
     if root is not None and any(c.dep_ == "aux" and c.lower_ in _ADVISING for c in root.children):
         return "the fact is advice or a guess, not something the user said"
     if root is not None and root.lemma_ in _QUESTIONING and subject is not None and subject.lower_ == "user":

@@ -24,7 +24,10 @@ def _rejection(turn: str, fact: str) -> str:
         ("My roommate Jess is obsessed with K-pop.", "The user's roommate Jess is obsessed with K-pop.", "knows"),
         ("My boss Karen wants the report by Friday.", "The user's boss is named Karen.", "knows"),
         ("Please answer me in Spanish from now on.", "The assistant answers in Spanish.", "user"),
-        ("You always answer in Spanish, which I like.", "The user's assistant answers in Spanish.", "not the user"),
+        ("You always answer in Spanish, which I like.", "The user's assistant answers in Spanish.", "assistant"),
+        # the user's passing view of the assistant is not a lasting fact about them
+        ("Thanks, you're a lifesaver.", "The user thinks the assistant is a lifesaver.", "view of the assistant"),
+        ("Great, that worked!", "The user is happy with the assistant's answer.", "view of the assistant"),
         # advice and guesses, and a question turned into a "fact"
         ("I work night shifts most weeks.", "The user should sleep 8 hours after a night shift.", "advice"),
         ("I'm thinking about a trip.", "The user might enjoy Lisbon.", "advice or a guess"),
@@ -45,6 +48,8 @@ def test_a_fact_not_about_the_user_is_rejected_whatever_its_similarity(turn, fac
         ("My son Mateo just turned seven.", "The user's son Mateo is seven."),
         ("My wife is called Sara.", "The user's wife is named Sara."),
         ("Please always answer me in Spanish.", "The user wants the assistant to answer in Spanish."),
+        ("Metric units for me, always.", "The user prefers the assistant to use metric units."),
+        ("I expect you to always cite your sources.", "The user expects the assistant to cite sources."),
         ("My favourite editor is Neovim.", "The user's favourite editor is Neovim."),
         ("Call me Priya, and I'm always in UTC.", "Priya prefers UTC."),
     ],
