@@ -820,8 +820,77 @@ def _fact_problem(doc: Doc, names: set[str]) -> str | None:
     owned = {t.lemma_.lower() for user in users if user.dep_ == "poss" for t in user.head.subtree}
     if owned & RELATIONS and not owned & FAMILY:
         return "the fact is about someone the user knows, not the user"
+    if subject is not None and _relative_trait(subject, root):
+        return f"the fact is about the user's {subject.lower_}, not the user"
     if _dangling_pronoun(doc):
         return "the fact does not stand alone: it names something only its turn says"
+    return None
+
+
+# Who is in the user's family is the user's fact: a relative's name, age or birth ("The user's
+# wife Meera is 36."). The relative's own job, home or tastes are theirs ("The user's sister lives
+# in Madrid."), as they are for a colleague; pets are the user's and keep everything.
+_PEOPLE = FAMILY - frozenset("dog cat pet puppy kitten parrot rabbit horse".split())
+_FAMILY_FACT_WORDS = frozenset("name call old age born bear birthday turn".split())
+
+
+def _relative_trait(subject: Token, root: Token) -> bool:
+    """Is this fact's subject one of the user's relatives ("The user's sister ..."), and what it
+    says of them something other than their name, age or birth?"""
+    if subject.lemma_.lower() not in _PEOPLE or not any(
+        c.dep_ == "poss" and c.lower_ == "user" for c in subject.children
+    ):
+        return False
+    said = [t for t in root.subtree if t.i > subject.i and t not in subject.subtree]
+    if root.lemma_ in _FAMILY_FACT_WORDS or any(
+        t.lemma_.lower() in _FAMILY_FACT_WORDS or t.lower_ == "user" for t in said
+    ):
+        return False
+    # "The user's wife Meera is 36.", "The user's husband is Tom."
+    return not any(t.tag_ == "CD" or (t.tag_ == "NNP" and t.dep_ in {"attr", "oprd"}) for t in said)
+
+
+_INVERTED = frozenset("be do can could will would should shall may might must have".split())
+_INTENDING = frozenset("want need plan wish hope intend".split())
+
+
+def _question(doc: Doc) -> bool:
+    """Does this clause ask ("How do I ...", "Are you ...") rather than state?"""
+    first = next((t for t in doc if not t.is_punct and t.pos_ != "INTJ"), None)
+    if first is None:
+        return False
+    if first.tag_ in {"WDT", "WP", "WP$", "WRB"}:
+        return True
+    # "Do I ...", "Can you ...", and "Are you ..." whose verb is the root, its subject after it
+    return (
+        first.lemma_.lower() in _INVERTED
+        and first.pos_ in {"AUX", "VERB"}
+        and (first.dep_ != "ROOT" or any(c.dep_ in {"nsubj", "nsubjpass"} and c.i > first.i for c in first.children))
+    )
+
+
+def restated_question(fact: str, clause: str) -> str | None:
+    """Why `fact` only restates the question of the clause that supports it, or None.
+
+    "Are you a real person?" does not make "The user is a real person.", and "How do I explain
+    the causes of World War One?" asks for an answer today; it does not make "The user wants to
+    explain the causes of World War One." a lasting fact. A question may still carry one in
+    passing ("Can you find a case for my Pixel 8?" -> "The user has a Pixel 8."): only a fact
+    that says what the question asks is refused."""
+    asked, said = parser().pipe([clause, fact], disable=["ner"])
+    if not _question(asked):
+        return None
+    question_root, fact_root = _root(asked), _root(said)
+    if question_root is None or fact_root is None:
+        return None
+    asker = next((c for c in question_root.children if c.dep_ in {"nsubj", "nsubjpass"}), None)
+    if asker is None:
+        return None
+    if asker.lower_ == "you" and fact_root.lemma_ == question_root.lemma_:
+        return "the fact puts a question asked of the assistant on the user"
+    if asker.lower_ == "i" and fact_root.lemma_ in _INTENDING:
+        if any(c.dep_ == "xcomp" and c.lemma_ == question_root.lemma_ for c in fact_root.children):
+            return "the fact turns a question the user asked into a wish"
     return None
 
 

@@ -166,7 +166,7 @@ def gate_facts(
             rejected.append(GatedFact(text, similarity, vector, "too far from the turn"))
             continue
         support = parts[int(np.argmax(similarities[1:]))]
-        reason = attribution.misattribution(text, support, content)
+        reason = attribution.misattribution(text, support, content) or grammar.restated_question(text, support.text)
         (rejected if reason else kept).append(GatedFact(text, similarity, vector, reason or ""))
     return embedder.name, kept, rejected
 

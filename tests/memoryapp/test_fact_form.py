@@ -2,7 +2,7 @@
 
 import pytest
 
-from memoryapp.grammar import as_user_sentence, fact_problems
+from memoryapp.grammar import as_user_sentence, fact_problems, restated_question
 from memoryapp.models import Memory
 from memoryapp.services import as_said, gate_facts, remember
 from tests.factories import user_turn
@@ -32,6 +32,11 @@ def _rejection(turn: str, fact: str) -> str:
         ("I work night shifts most weeks.", "The user should sleep 8 hours after a night shift.", "advice"),
         ("I'm thinking about a trip.", "The user might enjoy Lisbon.", "advice or a guess"),
         ("What is a vector clock?", "The user wants to know what a vector clock is.", "question"),
+        ("Are you a bot or a human?", "The user is a human.", "asked of the assistant"),
+        ("How do I get red wine out of a carpet?", "The user wants to get red wine out of a carpet.", "into a wish"),
+        # a relative's own life is theirs, as a colleague's is
+        ("My brother Luca teaches maths in Turin.", "The user's brother teaches maths in Turin.", "brother"),
+        ("Mi madre vive en Valencia.", "The user's mother lives in Valencia.", "mother"),
         # a fact left in the turn's language
         ("Vivo en Madrid desde 2019.", "El usuario vive en Madrid.", "user"),
         ("毎朝コーヒーを三杯飲みます。", "ユーザーは毎朝コーヒーを三杯飲みます。", "English"),
@@ -47,6 +52,12 @@ def test_a_fact_not_about_the_user_is_rejected_whatever_its_similarity(turn, fac
         ("I live in Lisbon with my wife.", "The user lives in Lisbon."),
         ("My son Mateo just turned seven.", "The user's son Mateo is seven."),
         ("My wife is called Sara.", "The user's wife is named Sara."),
+        ("My husband is Tomás, we met in 2015.", "The user's husband is Tomás."),
+        ("Our twins were born in 2021.", "The user's twins were born in 2021."),
+        ("My dad lives with me.", "The user's dad lives with the user."),
+        ("Our cat Miso hates the vacuum cleaner.", "The user's cat Miso hates the vacuum cleaner."),
+        # a question may carry a fact in passing
+        ("Can you suggest a cover for my Kindle Paperwhite?", "The user has a Kindle Paperwhite."),
         ("Please always answer me in Spanish.", "The user wants the assistant to answer in Spanish."),
         ("Metric units for me, always.", "The user prefers the assistant to use metric units."),
         ("I expect you to always cite your sources.", "The user expects the assistant to cite sources."),
@@ -56,6 +67,19 @@ def test_a_fact_not_about_the_user_is_rejected_whatever_its_similarity(turn, fac
 )
 def test_a_fact_about_the_user_or_their_family_passes_the_form_rules(turn, fact):
     assert _rejection(turn, fact) == ""
+
+
+@pytest.mark.parametrize(
+    ("clause", "fact"),
+    [
+        ("How often should I walk my two greyhounds", "The user has two greyhounds."),
+        ("How can I train for my first marathon in April", "The user is training for a marathon in April."),
+        ("Do you know a vegan bakery near me, I'm vegan", "The user is vegan."),
+        ("I want to learn Japanese before my trip", "The user wants to learn Japanese."),
+    ],
+)
+def test_a_fact_a_question_carries_in_passing_is_not_the_question(clause, fact):
+    assert restated_question(fact, clause) is None
 
 
 def test_a_name_the_turn_gives_someone_else_is_not_the_users():
