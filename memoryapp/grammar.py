@@ -91,12 +91,13 @@ def leans_on_context(fact: str) -> bool:
 
 # The user's family and pets: their names and ages are facts about the user. Anyone else's
 # name is not ("my colleague Dr. Alvarez" must never become a memory).
-FAMILY = frozenset(
+KIN = frozenset(
     "wife husband partner spouse fiance fiancé fiancee fiancée boyfriend girlfriend son daughter kid child "
     "baby brother sister sibling mother mom mum father dad parent grandmother grandfather grandma grandpa "
-    "grandson granddaughter cousin aunt uncle niece nephew twin stepson stepdaughter dog cat pet puppy kitten "
-    "parrot rabbit horse".split()
+    "grandson granddaughter cousin aunt uncle niece nephew twin stepson stepdaughter".split()
 )
+PETS = frozenset("dog cat pet puppy kitten parrot rabbit horse".split())
+FAMILY = KIN | PETS
 # Anyone the user relates to: a clause about them is theirs, not the user's (memoryapp.attribution).
 RELATIONS = frozenset(attribution.RELATIONS) | {"twin", "fiancee"}
 
@@ -830,16 +831,13 @@ def _fact_problem(doc: Doc, names: set[str]) -> str | None:
 # Who is in the user's family is the user's fact: a relative's name, age or birth ("The user's
 # wife Meera is 36."). The relative's own job, home or tastes are theirs ("The user's sister lives
 # in Madrid."), as they are for a colleague; pets are the user's and keep everything.
-_PEOPLE = FAMILY - frozenset("dog cat pet puppy kitten parrot rabbit horse".split())
 _FAMILY_FACT_WORDS = frozenset("name call old age born bear birthday turn".split())
 
 
 def _relative_trait(subject: Token, root: Token) -> bool:
     """Is this fact's subject one of the user's relatives ("The user's sister ..."), and what it
     says of them something other than their name, age or birth?"""
-    if subject.lemma_.lower() not in _PEOPLE or not any(
-        c.dep_ == "poss" and c.lower_ == "user" for c in subject.children
-    ):
+    if subject.lemma_.lower() not in KIN or not any(c.dep_ == "poss" and c.lower_ == "user" for c in subject.children):
         return False
     said = [t for t in root.subtree if t.i > subject.i and t not in subject.subtree]
     if root.lemma_ in _FAMILY_FACT_WORDS or any(
