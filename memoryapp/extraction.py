@@ -194,6 +194,17 @@ def _extract_offline(text: str, *, limit: int, said: date | None) -> list[str]:
     return [fact for fact in found if not grammar.leans_on_context(fact)]
 
 
+def _grammar_first(text: str, *, limit: int, said: date | None) -> list[str]:
+    """The grammar's facts for an English turn when it finds any and MEMORY_GRAMMAR_FIRST is on;
+    the model is asked only for the rest. A parse states only what the turn says, while a model
+    misses plain statements ("I'm divorced.", "Please keep your answers short from now on.") and
+    adds its own words; with the model asked first, twins of one statement pile up."""
+    if not settings.MEMORY_GRAMMAR_FIRST:
+        return []
+    doc = grammar.analyse(text)
+    return grammar.extract(doc, limit=limit, said=said) if grammar.looks_english(doc) else []
+
+
 def declined(text: str) -> str | None:
     """Why nothing from this turn may be kept, whatever it says: "secret" when it carries a
     password, key, card, bank or id number (memoryapp.sensitive), "forget" when it asks to
@@ -213,7 +224,7 @@ def extract_facts(text: str, *, said: date | None = None) -> list[str]:
         raw = import_string(settings.MEMORY_EXTRACTOR)(text)
         candidates = [fact for fact in (clean_fact(item) for item in (raw if isinstance(raw, list) else [])) if fact]
     elif settings.LLM_ENABLED:
-        candidates = _extract_with_model(text, said)
+        candidates = _grammar_first(text, limit=limit, said=said) or _extract_with_model(text, said)
     else:
         candidates = _extract_offline(text, limit=limit, said=said)
     unique: list[str] = []

@@ -72,7 +72,11 @@ def fake_openai_server() -> Iterator[FakeOpenAI]:
 
 @pytest.fixture
 def fake_llm(fake_openai_server: FakeOpenAI, settings) -> Iterator[FakeOpenAI]:
-    """Point the app's language model at the fake endpoint (embeddings stay local)."""
+    """Point the app's language model at the fake endpoint (embeddings stay local).
+
+    The model extracts from every turn here, so the answer a test scripts is the one gated;
+    tests/memoryapp/test_grammar_first.py covers the default, where the parse of an English
+    turn comes first."""
     fake_openai_server.chat_queue.clear()
     fake_openai_server.requests.clear()
     fake_openai_server.embedding_failure = None
@@ -82,6 +86,7 @@ def fake_llm(fake_openai_server: FakeOpenAI, settings) -> Iterator[FakeOpenAI]:
     settings.LLM_ENABLED = True
     settings.LLM_TIMEOUT_SECONDS = 2.0
     settings.LLM_MAX_RETRIES = 0
+    settings.MEMORY_GRAMMAR_FIRST = False
     yield fake_openai_server
 
 

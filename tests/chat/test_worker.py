@@ -47,7 +47,12 @@ def test_a_statement_is_answered_at_once_and_remembered_by_the_worker(alice, wor
 
 
 def test_a_failing_model_is_retried_with_back_off_then_the_turn_offers_a_retry(alice, worker_env, fake_llm):
-    worker_env.update(OPENAI_BASE_URL=fake_llm.base_url, OPENAI_API_KEY="test-key", MEMORY_WRITE_ATTEMPTS="2")
+    worker_env.update(
+        OPENAI_BASE_URL=fake_llm.base_url,
+        OPENAI_API_KEY="test-key",
+        MEMORY_WRITE_ATTEMPTS="2",
+        MEMORY_GRAMMAR_FIRST="0",
+    )
     fake_llm.reply("Noted.")  # the reply, in this process
     fake_llm.fail(503, times=2)  # both extraction attempts, in the worker
     turn = say(alice, conversation_create(user=alice), "I live in Lisbon.")
@@ -93,7 +98,9 @@ def test_two_workers_never_run_one_turns_write_twice(alice, bob, worker_env):
 
 
 def test_a_worker_killed_mid_write_loses_and_doubles_nothing_after_a_restart(alice, worker_env, fake_llm):
-    worker_env.update(OPENAI_BASE_URL=fake_llm.base_url, OPENAI_API_KEY="test-key", MEMORY_LLM_TIMEOUT="60")
+    worker_env.update(
+        OPENAI_BASE_URL=fake_llm.base_url, OPENAI_API_KEY="test-key", MEMORY_LLM_TIMEOUT="60", MEMORY_GRAMMAR_FIRST="0"
+    )
     fake_llm.reply("Noted.")
     fake_llm.hang(60)  # the worker's extraction call never comes back in time
     turn = say(alice, conversation_create(user=alice), "I live in Lisbon.")
