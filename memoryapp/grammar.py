@@ -189,6 +189,19 @@ def looks_english(doc: Doc) -> bool:
     return marked >= max(1, 0.1 * len(words))
 
 
+_SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？])")
+
+
+def only_asks(text: str) -> bool:
+    """Does the turn only ask questions, with no word that makes anything in it stand
+    ("Che ore sono a New York?", "Can you translate 'cheers' into French?")? Such a turn asks
+    for one answer; it does not tell the assistant how to answer from now on ("Could you always
+    answer in French?" does)."""
+    said = own_words(text).strip()
+    sentences = [part.strip() for part in _SENTENCE_END.split(said) if part.strip()]
+    return bool(sentences) and all(part.endswith(("?", "？")) for part in sentences) and not _STANDING.search(said)
+
+
 def is_forget_request(doc: Doc) -> bool:
     """ "Forget that I live in Porto", "please don't remember this": the user asks for less memory."""
     for sent in doc.sents:

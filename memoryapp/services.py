@@ -148,7 +148,7 @@ def gate_facts(
     problems = grammar.fact_problems(facts, content)
     across = _across_languages(content, facts)
     for i, (text, vector, problem) in enumerate(zip(facts, fact_vectors, problems, strict=True)):
-        refused = sensitive.refusal(content, text) or problem
+        refused = sensitive.refusal(content, text) or problem or _asked_once(text, content)
         if refused:
             rejected.append(GatedFact(text, 0.0, vector, refused))
             continue
@@ -169,6 +169,15 @@ def gate_facts(
         reason = attribution.misattribution(text, support, content) or grammar.restated_question(text, support.text)
         (rejected if reason else kept).append(GatedFact(text, similarity, vector, reason or ""))
     return embedder.name, kept, rejected
+
+
+def _asked_once(fact: str, content: str) -> str | None:
+    """A model words a one-off request as a standing instruction ("Che ore sono a New York?" ->
+    "The user wants the assistant to tell the current time in New York."): an instruction fact
+    from a turn that only asks is refused."""
+    if _INSTRUCTION.match(fact) and grammar.only_asks(content):
+        return "the fact makes a question asked once a standing instruction"
+    return None
 
 
 def _across_languages(content: str, facts: list[str]) -> tuple[np.ndarray, float] | None:

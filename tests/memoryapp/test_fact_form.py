@@ -180,3 +180,27 @@ def test_a_fact_that_leans_on_its_turn_for_what_it_means_is_rejected(fact):
 )
 def test_a_pronoun_with_something_in_the_fact_to_stand_for_is_fine(fact):
     assert fact_problems([fact]) == [None]
+
+
+@pytest.mark.parametrize(
+    ("turn", "fact"),
+    [
+        ("Che ore sono a New York?", "The user wants the assistant to tell the current time in New York."),
+        ("Can you translate 'cheers' into French?", "The user wants the assistant to translate 'cheers' into French."),
+        ("东京的天气怎么样？", "The user wants the assistant to give the weather in Tokyo."),
+    ],
+)
+def test_a_question_asked_once_is_not_a_standing_instruction(turn, fact):
+    assert _rejection(turn, fact) == "the fact makes a question asked once a standing instruction"
+
+
+@pytest.mark.parametrize(
+    ("turn", "fact"),
+    [
+        ("Could you always answer in French?", "The user wants the assistant to answer in French."),
+        ("Please keep your answers short from now on.", "The user wants the assistant to keep its answers short."),
+        ("I read on my phone. Can you keep answers short?", "The user wants the assistant to keep answers short."),
+    ],
+)
+def test_an_instruction_said_to_stand_or_beside_a_statement_passes(turn, fact):
+    assert _rejection(turn, fact) == ""
