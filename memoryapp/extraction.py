@@ -194,15 +194,22 @@ def _extract_offline(text: str, *, limit: int, said: date | None) -> list[str]:
     return [fact for fact in found if not grammar.leans_on_context(fact)]
 
 
-def _grammar_first(text: str, *, limit: int, said: date | None) -> list[str]:
-    """The grammar's facts for an English turn when it finds any and MEMORY_GRAMMAR_FIRST is on;
-    the model is asked only for the rest. A parse states only what the turn says, while a model
-    misses plain statements ("I'm divorced.", "Please keep your answers short from now on.") and
-    adds its own words; with the model asked first, twins of one statement pile up."""
+def _grammar_first(text: str, *, limit: int, said: date | None) -> list[str] | None:
+    """What the parse decides for an English turn when MEMORY_GRAMMAR_FIRST is on: its facts when
+    it finds any, nothing when the turn is about others only; None when the model is to be asked
+    (another language, or a turn that may be about the user but that the grammar cannot read). A parse
+    states only what the turn says, while a model misses plain statements ("I'm divorced.",
+    "Please keep your answers short from now on.") and puts the user into turns about someone or
+    something else ("Cristiano Ronaldo is from Madeira." -> "The user is from Madeira.")."""
     if not settings.MEMORY_GRAMMAR_FIRST:
-        return []
+        return None
     doc = grammar.analyse(text)
-    return grammar.extract(doc, limit=limit, said=said) if grammar.looks_english(doc) else []
+    if not grammar.looks_english(doc):
+        return None
+    facts = grammar.extract(doc, limit=limit, said=said)
+    if facts or grammar.about_others_only(doc):
+        return facts
+    return None
 
 
 def declined(text: str) -> str | None:
@@ -224,7 +231,9 @@ def extract_facts(text: str, *, said: date | None = None) -> list[str]:
         raw = import_string(settings.MEMORY_EXTRACTOR)(text)
         candidates = [fact for fact in (clean_fact(item) for item in (raw if isinstance(raw, list) else [])) if fact]
     elif settings.LLM_ENABLED:
-        candidates = _grammar_first(text, limit=limit, said=said) or _extract_with_model(text, said)
+        candidates = _grammar_first(text, limit=limit, said=said)
+        if candidates is None:
+            candidates = _extract_with_model(text, said)
     else:
         candidates = _extract_offline(text, limit=limit, said=said)
     unique: list[str] = []

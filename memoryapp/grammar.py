@@ -946,6 +946,18 @@ _OPENERS = frozenset(
 NEEDED, NOT_NEEDED, UNDECIDED = "needed", "not needed", "undecided"
 
 
+def about_others_only(doc: Doc) -> bool:
+    """Does every sentence of the turn have its own subject, and no word anywhere stand for its
+    writer ("I", "me", "my", "we", "our", or "here" as in "Vim user here, ...")? Such a turn
+    states nothing about the writer ("Dana works as a nurse at Rush.", "Is it rude to tip in
+    Japan?", "Cristiano Ronaldo is from Madeira."). A sentence with no subject ("Still in Lisbon,
+    loving it.") may be the writer speaking of themselves."""
+    if any(t.lower_ in _FIRST_PERSON or t.lower_ == "here" for t in doc):
+        return False
+    subjects = {"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"}
+    return all(any(t.dep_ in subjects for t in sent) for sent in doc.sents)
+
+
 def memory_need(text: str) -> str:
     """Whether a turn needs the user's memory: NEEDED, NOT_NEEDED, or UNDECIDED for a turn that
     is not English (memoryapp.need.turn_need then decides from the turn's embedding).

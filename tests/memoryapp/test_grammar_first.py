@@ -1,5 +1,6 @@
 """With a model configured, the parse of an English turn comes first (MEMORY_GRAMMAR_FIRST, on by
-default): the model is asked only about turns the parse states nothing in."""
+default): the model is asked only about turns the parse states nothing in and that may be about
+the user."""
 
 import pytest
 
@@ -41,6 +42,23 @@ def test_an_english_turn_the_parse_finds_nothing_in_goes_to_the_model_and_its_ga
     assert len(grammar_first.chat_requests()) == 1
 
 
+@pytest.mark.parametrize(
+    "turn", ["Cristiano Ronaldo is from Madeira.", "Is it rude to tip in Japan?", "Dana works as a nurse at Rush."]
+)
+def test_an_english_turn_about_others_only_writes_nothing_and_never_reaches_the_model(alice, grammar_first, turn):
+    grammar_first.facts("The user is from Madeira.")
+    assert remember(alice, user_turn(alice, turn)) == 0
+    assert live_texts(alice) == []
+    assert grammar_first.chat_requests() == []
+
+
+def test_a_sentence_with_no_subject_may_be_the_user_speaking_and_goes_to_the_model(alice, grammar_first):
+    grammar_first.facts("The user lives in Lisbon.")
+    assert remember(alice, user_turn(alice, "Still in Lisbon, loving it.")) == 1
+    assert live_texts(alice) == ["The user lives in Lisbon."]
+    assert len(grammar_first.chat_requests()) == 1
+
+
 def test_a_turn_in_another_language_goes_to_the_model(alice, grammar_first):
     grammar_first.facts("The user has been vegan for three years.")
     assert remember(alice, user_turn(alice, "Je suis végane depuis trois ans.")) == 1
@@ -48,9 +66,9 @@ def test_a_turn_in_another_language_goes_to_the_model(alice, grammar_first):
     assert len(grammar_first.chat_requests()) == 1
 
 
-def test_small_talk_is_asked_of_the_model_and_a_model_that_finds_nothing_writes_nothing(alice, grammar_first):
+def test_a_model_that_finds_nothing_in_a_turn_with_no_subject_writes_nothing(alice, grammar_first):
     grammar_first.facts()
-    assert remember(alice, user_turn(alice, "thanks, that worked!")) == 0
+    assert remember(alice, user_turn(alice, "thanks!")) == 0
     assert live_texts(alice) == []
     assert len(grammar_first.chat_requests()) == 1
 
