@@ -905,6 +905,57 @@ def restated_question(fact: str, clause: str) -> str | None:
     return None
 
 
+# Words after which a value no longer holds for the user: "not a Model 3", "no longer in Paris",
+# "used to live in Rome", "never been to Japan", and a move's "from" ("moved from Berlin").
+_NO_LONGER = frozenset("not n't never longer anymore".split())
+_LEAVING = frozenset("move relocate emigrate switch transfer leave".split())
+_STALE_REACH = 4  # words after the marker, within its clause, that it can cover
+
+
+def stale_value(fact: str, turn: str) -> str | None:
+    """Why `fact` states a value its English turn says does not or no longer holds, or None.
+
+    Similarity sees the value in the turn and passes the fact: "The user lives in Berlin." scores
+    high against "I moved from Berlin to Lisbon.", and "The user drives a Model 3." against
+    "It's a Model Y, not a Model 3.". The fact is refused when one of its names or numbers
+    appears in the turn only where a negation, "no longer", "used to" or a move's "from" covers
+    it, and the fact says it plainly. A fact that says so too ("The user used to live in Rome.",
+    "The user does not eat pork.") is left alone."""
+    said = parser()(fact)
+    if any(t.dep_ == "neg" for t in said):
+        return None
+    values = {t.lower_ for t in said if t.pos_ in {"PROPN", "NUM"} and t.lower_ != "user"} - _covered(said)
+    if not values:
+        return None
+    doc = analyse(turn)
+    if not looks_english(doc):
+        return None
+    stale = sorted(values & _covered(doc, every=True))
+    return f"the turn says {stale[0]!r} is not, or is no longer, the user's" if stale else None
+
+
+def _covered(doc: Doc, *, every: bool = False) -> set[str]:
+    """The words of `doc` that a negation, "no longer", "used to" or a move's "from" covers; with
+    `every`, only words covered wherever they occur."""
+    covered: set[int] = set()
+    for token in doc:
+        following = doc[token.i + 1 : token.i + 1 + _STALE_REACH]
+        used_to = token.lemma_ == "use" and token.tag_ == "VBD" and following[:1].text == "to"
+        leaving = token.lower_ == "from" and token.head.lemma_.lower() in _LEAVING
+        if not (token.lower_ in _NO_LONGER or used_to or leaving):
+            continue
+        # "from Berlin to Lisbon": the move's "to" starts what holds now
+        ends = {"but", "and", "to"} if leaving else {"but", "and"}
+        for other in following:
+            if other.is_punct or other.lower_ in ends:
+                break
+            covered.add(other.i)
+    words = {doc[i].lower_ for i in covered}
+    if every:
+        words -= {t.lower_ for t in doc if t.i not in covered}
+    return words
+
+
 def _dangling_pronoun(doc: Doc) -> bool:
     """Does the fact say "it" or "them" with nothing in the fact for it to stand for? Read months
     later, "The user can't handle them." says nothing; "The user has a Vespa and rides it to

@@ -126,7 +126,9 @@ def gate_facts(
        gate: a fact the extractor invented scores low against its own source; and
     2. the clause that supports it best is the user speaking about themselves: similarity
        measures topic, not subject, so a colleague's name or a sister's city put on the
-       user would pass step 1 (see memoryapp.attribution).
+       user would pass step 1 (see memoryapp.attribution); and
+    3. it does not restate the turn's question, nor state a value the turn says is not or no
+       longer the user's ("moved from Berlin", "a Model Y, not a Model 3").
     """
     embedder = get_embedder()
     parts = attribution.clauses(content)[:_MAX_GATE_CLAUSES]
@@ -166,7 +168,11 @@ def gate_facts(
             rejected.append(GatedFact(text, similarity, vector, "too far from the turn"))
             continue
         support = parts[int(np.argmax(similarities[1:]))]
-        reason = attribution.misattribution(text, support, content) or grammar.restated_question(text, support.text)
+        reason = (
+            attribution.misattribution(text, support, content)
+            or grammar.restated_question(text, support.text)
+            or grammar.stale_value(text, content)
+        )
         (rejected if reason else kept).append(GatedFact(text, similarity, vector, reason or ""))
     return embedder.name, kept, rejected
 

@@ -127,14 +127,14 @@ def test_the_offline_default_remembers_and_recalls_most_of_the_suite(report):
 def test_the_unseen_set_holds_its_floors(unseen):
     # Floors just under the figures measured with the grammar extractor and the multilingual
     # embedder (README "Memory quality", "The embedder"): 0.432 write recall, 0.879 precision,
-    # 0.103 false memories, 0.696 invented rejected, 0.415 right first, 0.439 read recall, 0/34
+    # 0.103 false memories, 0.761 invented rejected, 0.415 right first, 0.439 read recall, 0/34
     # injected (0.600 read precision, 0.675 with the recall floor at 0.19). all-MiniLM-L6-v2 gave
     # 0.354 right first and 1/34 injected on the same memories.
     assert unseen.leaked == 0 and unseen.twins == 0
     assert unseen.write_recall >= 0.42
     assert unseen.write_precision >= 0.87
     assert unseen.false_memory_rate <= 0.11
-    assert unseen.invented_rejection >= 0.69
+    assert unseen.invented_rejection >= 0.76
     assert unseen.right_first >= 0.40
     assert unseen.read_recall >= 0.43
     assert unseen.injection_rate <= 0.03

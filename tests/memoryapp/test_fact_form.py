@@ -204,3 +204,34 @@ def test_a_question_asked_once_is_not_a_standing_instruction(turn, fact):
 )
 def test_an_instruction_said_to_stand_or_beside_a_statement_passes(turn, fact):
     assert _rejection(turn, fact) == ""
+
+
+@pytest.mark.parametrize(
+    ("turn", "fact", "value"),
+    [
+        ("I moved from Berlin to Lisbon in the spring.", "The user lives in Berlin.", "berlin"),
+        ("Actually, scratch that, it's a Model Y, not a Model 3.", "The user drives a Tesla Model 3.", "3"),
+        ("I no longer work at Deloitte, I joined a startup.", "The user works at Deloitte.", "deloitte"),
+        ("I used to live in Glasgow, these days I'm in Dundee.", "The user lives in Glasgow.", "glasgow"),
+        ("My daughter is 11, not 10.", "The user's daughter is 10.", "10"),
+        ("I've never been to Australia but I'd love to go.", "The user has been to Australia.", "australia"),
+    ],
+)
+def test_a_value_the_turn_says_is_not_or_no_longer_the_users_is_rejected(turn, fact, value):
+    assert _rejection(turn, fact) == f"the turn says {value!r} is not, or is no longer, the user's"
+
+
+@pytest.mark.parametrize(
+    ("turn", "fact"),
+    [
+        ("I moved from Berlin to Lisbon in the spring.", "The user moved from Berlin to Lisbon."),
+        ("Actually, scratch that, it's a Model Y, not a Model 3.", "The user drives a Tesla Model Y."),
+        ("I used to live in Glasgow, these days I'm in Dundee.", "The user used to live in Glasgow."),
+        ("My daughter is 11, not 10.", "The user's daughter is 11."),
+        ("I work at Google, not Meta.", "The user works at Google."),
+        ("I'm from Berlin and still live there.", "The user is from Berlin."),
+        ("I don't eat pork, so please leave it out.", "The user does not eat pork."),
+    ],
+)
+def test_the_value_that_holds_and_a_fact_that_says_what_no_longer_holds_pass(turn, fact):
+    assert _rejection(turn, fact) == ""
