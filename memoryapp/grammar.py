@@ -921,7 +921,7 @@ def stale_value(fact: str, turn: str) -> str | None:
     appears in the turn only where a negation, "no longer", "used to" or a move's "from" covers
     it, and the fact says it plainly. A fact that says so too ("The user used to live in Rome.",
     "The user does not eat pork.") is left alone."""
-    said = parser()(fact)
+    said = parser()(fact, disable=["ner"])
     if any(t.dep_ == "neg" for t in said):
         return None
     values = {t.lower_ for t in said if t.pos_ in {"PROPN", "NUM"} and t.lower_ != "user"} - _covered(said)
