@@ -75,6 +75,13 @@ def analyse(text: str) -> Doc:
     return parser()(own_words(text))
 
 
+@functools.lru_cache(maxsize=64)
+def _fact_parse(text: str) -> Doc:
+    """The parse of a candidate fact or a clause, without entity recognition: the gate's rules
+    on one fact (form, restated question, stale value) read the same parse."""
+    return parser()(text, disable=["ner"])
+
+
 def has_user_clause(doc: Doc) -> bool:
     """Whether the parse found any clause with the user as its subject (the small model misreads
     a few short sentences: "I like Madrid." parses with no verb for "I")."""
@@ -795,10 +802,11 @@ def fact_problems(facts: list[str], turn: str = "") -> list[str | None]:
     K-pop."), an instruction put in the assistant's mouth, and a fact left in the turn's
     language ("El usuario vive en Madrid.") all score high against the turn they came from.
     A fact may call the user by the name the turn gives them ("Call me Priya" -> "Priya
-    prefers UTC."). The facts are parsed in one batch without entity recognition (0.5 ms each).
+    prefers UTC."). Each fact is parsed once without entity recognition (0.5 ms) for all the
+    gate's rules on it.
     """
     names = set(_USERS_NAME.findall(turn))
-    return [_fact_problem(doc, names) for doc in parser().pipe(facts, disable=["ner"])]
+    return [_fact_problem(_fact_parse(fact), names) for fact in facts]
 
 
 def _fact_problem(doc: Doc, names: set[str]) -> str | None:
@@ -888,7 +896,7 @@ def restated_question(fact: str, clause: str) -> str | None:
     explain the causes of World War One." a lasting fact. A question may still carry one in
     passing ("Can you find a case for my Pixel 8?" -> "The user has a Pixel 8."): only a fact
     that says what the question asks is refused."""
-    asked, said = parser().pipe([clause, fact], disable=["ner"])
+    asked, said = _fact_parse(clause), _fact_parse(fact)
     if not _question(asked):
         return None
     question_root, fact_root = _root(asked), _root(said)
@@ -921,7 +929,7 @@ def stale_value(fact: str, turn: str) -> str | None:
     appears in the turn only where a negation, "no longer", "used to" or a move's "from" covers
     it, and the fact says it plainly. A fact that says so too ("The user used to live in Rome.",
     "The user does not eat pork.") is left alone."""
-    said = parser()(fact, disable=["ner"])
+    said = _fact_parse(fact)
     if any(t.dep_ == "neg" for t in said):
         return None
     values = {t.lower_ for t in said if t.pos_ in {"PROPN", "NUM"} and t.lower_ != "user"} - _covered(said)
