@@ -62,11 +62,17 @@ class LocomoCategory:
     evidence: int = 0
     found: dict[int, int] = field(default_factory=lambda: dict.fromkeys(LOCOMO_KS, 0))
     found_bm25: dict[int, int] = field(default_factory=lambda: dict.fromkeys(LOCOMO_KS, 0))
+    stored: int = 0  # evidence turns that are the source of any live memory of the question's subject
     other_speaker_recalled: int = 0
 
     def evidence_recall(self, k: int, *, bm25: bool = False) -> float:
         found = self.found_bm25 if bm25 else self.found
         return found[k] / self.evidence if self.evidence else 0.0
+
+    @property
+    def stored_share(self) -> float:
+        """The ceiling of memory@k for any k: evidence turns the store has a memory from."""
+        return self.stored / self.evidence if self.evidence else 0.0
 
 
 @dataclass
@@ -181,6 +187,15 @@ def run_locomo(path: Path | str, *, samples: int | None = None, progress: bool =
         report.samples += 1
         report.memories += Memory.objects.filter(user__in=users.values(), deleted_at__isnull=True).count()
         bm25 = BM25([text for _, text in raw])
+        in_store = {
+            name: {
+                dia_of_turn.get(turn_id)
+                for turn_id in MemoryEvidence.objects.filter(
+                    user=user, memory__user=user, memory__deleted_at__isnull=True
+                ).values_list("turn_id", flat=True)
+            }
+            for name, user in users.items()
+        }
 
         for qa in sample.get("qa", []):
             evidence = locomo_evidence_ids(qa.get("evidence", []))
@@ -203,6 +218,7 @@ def run_locomo(path: Path | str, *, samples: int | None = None, progress: bool =
             ]
             ranked_raw = [raw[i][0] for i in bm25.top(qa["question"], max(LOCOMO_KS))]
             stats.evidence += len(evidence)
+            stats.stored += sum(e in in_store[subject] for e in evidence)
             for k in LOCOMO_KS:
                 provenance = set().union(*sources[:k])
                 stats.found[k] += sum(e in provenance for e in evidence)

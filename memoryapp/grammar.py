@@ -294,8 +294,10 @@ def _clause_tokens(verb: Token, drop: set[int]) -> list[Token]:
     verbs it is coordinated with, and discourse words at its edges."""
     removed: set[int] = set(drop)
     for child in verb.children:
-        if child.dep_ in {"advcl", "ccomp", "parataxis", "mark", "cc", "intj", "discourse", "meta"} or (
-            child.dep_ == "conj" and child.pos_ in {"VERB", "AUX"}
+        if (
+            child.dep_ in {"advcl", "ccomp", "parataxis", "mark", "cc", "intj", "discourse", "meta"}
+            or (child.dep_ == "conj" and child.pos_ in {"VERB", "AUX"})
+            or _vocative(child)
         ):
             removed.update(t.i for t in child.subtree)
         elif child.dep_ == "relcl" or any(g.dep_ == "neg" for g in child.children if child.pos_ in {"PROPN", "NOUN"}):
@@ -315,6 +317,26 @@ def _clause_tokens(verb: Token, drop: set[int]) -> list[Token]:
     while tokens and (tokens[0].is_punct or tokens[0].lower_ in _FILLERS):
         tokens.pop(0)
     return tokens
+
+
+_DATE_WORDS = frozenset([*timewords.WEEKDAYS, *timewords.MONTHS, *_TIME_NOUNS, "today", "yesterday", "tomorrow"])
+
+
+def _vocative(token: Token) -> bool:
+    """Is this the name of the person spoken to, set off by a comma ("Wow, Nate, I'm on fire!",
+    "Yeah Maria, I'm hoping to ...", "Well done, Joanna!")? It is no part of the user's fact.
+    A time set off the same way ("Last Friday, I went ...") is."""
+    if token.dep_ != "npadvmod":
+        return False
+    words = list(token.subtree)
+    if not any(t.pos_ == "PROPN" for t in words) or any(
+        t.pos_ not in {"PROPN", "INTJ"} or t.lower_ in _DATE_WORDS or t.ent_type_ in {"DATE", "TIME"} for t in words
+    ):
+        return False
+    doc = token.doc
+    after = doc[words[-1].i + 1] if words[-1].i + 1 < len(doc) else None
+    before = doc[words[0].i - 1] if words[0].i > 0 else None
+    return any(t is not None and t.text == "," for t in (before, after))
 
 
 def _dangles(tokens: list[Token], subject_ids: set[int]) -> bool:
@@ -789,6 +811,8 @@ _WANTING = frozenset("want wish need".split())
 _QUESTIONING = frozenset("ask wonder inquire".split())
 # The assistant appears in a fact only as the one told how to answer ("The user wants the
 # assistant to use Celsius."); "The user finds the assistant helpful." says nothing lasting.
+_LISTENER = frozenset("you your yours yourself yourselves".split())
+_SPEAKER = frozenset("me my mine myself".split())
 _ASSISTANT_NAMES = frozenset("assistant assistant's chatbot bot".split())
 _WISHING = frozenset("want prefer expect need ask like wish".split())
 _ASKING = frozenset("know understand ask".split())
@@ -846,6 +870,12 @@ def _fact_problem(doc: Doc, names: set[str]) -> str | None:
         return f"the fact is about the user's {subject.lower_}, not the user"
     if _dangling_pronoun(doc):
         return "the fact does not stand alone: it names something only its turn says"
+    quoted = {i for m in _QUOTED.finditer(doc.text) for i, t in enumerate(doc) if m.start() <= t.idx < m.end()}
+    words = [t for t in doc if t.i not in quoted]
+    if (root is None or root.lemma_ not in _WISHING) and any(t.text in _LISTENER for t in words):
+        return 'the fact speaks to someone ("you"): it is about the listener, not the user'
+    if any(t.pos_ == "PRON" and (t.text == "I" or t.text in _SPEAKER) for t in words):
+        return 'the fact keeps the speaker\'s own "I": it is not all about the user in the third person'
     return None
 
 

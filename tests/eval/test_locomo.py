@@ -30,11 +30,13 @@ def test_each_speaker_is_a_user_and_evidence_is_found_in_the_provenance_of_recal
     # recalled with their turn as provenance.
     assert single_hop.found[10] == 4
     assert single_hop.found[5] == 4
+    assert single_hop.stored == 4 and single_hop.stored_share == 1.0
     assert report.categories[1].evidence == 2  # "D1:2; D2:1" counts as two evidence turns
     # Caroline is asked about Melanie's dog: nothing of Melanie's may come back for her.
     assert report.categories[5].questions == 1
     assert report.categories[5].other_speaker_recalled == 0
     assert report.categories[5].found[10] == 0
+    assert report.categories[5].stored == 0  # the dog is in Melanie's store, not Caroline's
 
 
 @pytest.mark.django_db(transaction=True)

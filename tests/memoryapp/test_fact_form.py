@@ -37,6 +37,11 @@ def _rejection(turn: str, fact: str) -> str:
         # a relative's own life is theirs, as a colleague's is
         ("My brother Luca teaches maths in Turin.", "The user's brother teaches maths in Turin.", "brother"),
         ("Mi madre vive en Valencia.", "The user's mother lives in Valencia.", "mother"),
+        # kind words to the other person, and the speaker's own "I" left in a fact
+        ("I'm here for you, John.", "The user is here for you.", "listener"),
+        ("I'm sure your drive will pay off!", "The user is sure your drive will pay off.", "listener"),
+        ("I'm proud of what I achieved.", "The user is proud of what I achieved.", "speaker's own"),
+        ("Glad I could help!", "The user is glad I could help.", "speaker's own"),
         # a fact left in the turn's language
         ("Vivo en Madrid desde 2019.", "El usuario vive en Madrid.", "user"),
         ("毎朝コーヒーを三杯飲みます。", "ユーザーは毎朝コーヒーを三杯飲みます。", "English"),
@@ -63,6 +68,10 @@ def test_a_fact_not_about_the_user_is_rejected_whatever_its_similarity(turn, fac
         ("I expect you to always cite your sources.", "The user expects the assistant to cite sources."),
         ("My favourite editor is Neovim.", "The user's favourite editor is Neovim."),
         ("Call me Priya, and I'm always in UTC.", "Priya prefers UTC."),
+        # "you" in a wish is the assistant; quoted words are a title, not the speaker
+        ("I want you to answer in French.", "The user wants you to answer in French."),
+        ('My favourite song is "I Will Survive".', 'The user\'s favourite song is "I Will Survive".'),
+        ('I keep rereading "You Are Not So Smart".', 'The user keeps rereading "You Are Not So Smart".'),
     ],
 )
 def test_a_fact_about_the_user_or_their_family_passes_the_form_rules(turn, fact):

@@ -47,6 +47,12 @@ from memoryapp.extraction import extract_facts
         ),
         ("I don't drink alcohol, so please skip the wine pairings.", ["The user does not drink alcohol."]),
         ("My partner, Theo, is 34 and works in theatre lighting.", ["The user's partner Theo is 34."]),
+        # the name of the person spoken to is not part of the fact; a time set off the same way is
+        ("Wow, Nate, I'm on fire!", ["The user is on fire."]),
+        ("Yeah Maria, I'm hoping to get into local politics.", ["The user is hoping to get into local politics."]),
+        ("Woah Joanna, I won a chess tournament!", ["The user won a chess tournament."]),
+        ("Well done, Joanna!", []),
+        ("Last Friday, I went to a council meeting.", ["The user went to a council meeting last Friday."]),
         (
             "Please stop suggesting recipes with coriander, I can't stand the stuff.",
             ["The user wants the assistant to stop suggesting recipes with coriander."],

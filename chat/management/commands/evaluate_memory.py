@@ -166,6 +166,7 @@ class Command(BaseCommand):
             for k in locomo.LOCOMO_KS:
                 everything.found[k] += stats.found[k]
                 everything.found_bm25[k] += stats.found_bm25[k]
+            everything.stored += stats.stored
         rows = []
         for name, stats in [
             *((f"{n} {locomo.LOCOMO_CATEGORIES[n]}", s) for n, s in sorted(report.categories.items())),
@@ -177,6 +178,7 @@ class Command(BaseCommand):
                     "questions": stats.questions,
                     "evidence turns": stats.evidence,
                     **{f"memory@{k}": round(stats.evidence_recall(k), 3) for k in locomo.LOCOMO_KS},
+                    "in store": round(stats.stored_share, 3),
                     **{f"bm25@{k}": round(stats.evidence_recall(k, bm25=True), 3) for k in locomo.LOCOMO_KS},
                     "other speaker recalled": stats.other_speaker_recalled if name.startswith("5 ") else "",
                 }
@@ -197,6 +199,7 @@ class Command(BaseCommand):
             f"{report.extraction_failures} extraction failures), "
             f"{report.memories} memories, {report.skipped_questions} questions skipped (no speaker or category)\n"
             "memory@k: evidence turns in the provenance of the top k recalled memories; "
+            "in store: in the provenance of any of the subject's memories; "
             "bm25@k: in the top k raw turns by BM25\n"
         )
         for line in _table([list(rows[0]), *([str(v) for v in row.values()] for row in rows)]):
