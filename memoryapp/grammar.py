@@ -283,7 +283,7 @@ def _sentence(pieces: list[Piece]) -> str:
     text = re.sub(r"\s*,(?:\s*,)+", ",", text)
     text = re.sub(r"\b(does|do|is|are|was|were|has|have|had|will|would|did|could)not\b", r"\1 not", text)
     text = re.sub(r"\s+([,.;:!?%)])", r"\1", text)
-    text = " ".join(text.split()).strip(" ,;:-")
+    text = " ".join(text.split()).strip(" ,;:-!")
     if not text:
         return ""
     return text[0].upper() + text[1:] + ("" if text.endswith(".") else ".")
@@ -298,6 +298,7 @@ def _clause_tokens(verb: Token, drop: set[int]) -> list[Token]:
             child.dep_ in {"advcl", "ccomp", "parataxis", "mark", "cc", "intj", "discourse", "meta"}
             or (child.dep_ == "conj" and child.pos_ in {"VERB", "AUX"})
             or _vocative(child)
+            or (child.i < verb.i and child.tag_ in {"WRB", "WP", "WDT"})  # "when", "why", "what" I ...
         ):
             removed.update(t.i for t in child.subtree)
         elif child.dep_ == "relcl" or any(g.dep_ == "neg" for g in child.children if child.pos_ in {"PROPN", "NOUN"}):

@@ -52,6 +52,11 @@ from memoryapp.extraction import extract_facts
         ("Yeah Maria, I'm hoping to get into local politics.", ["The user is hoping to get into local politics."]),
         ("Woah Joanna, I won a chess tournament!", ["The user won a chess tournament."]),
         ("Well done, Joanna!", []),
+        # the word that led a clause in ("why I ...", "what I ...") does not trail after it
+        ("Yeah, that's why I love volunteering!", ["The user loves volunteering."]),
+        ("It was awesome being out there, doing what I love.", []),
+        ("It was much easier when I took French in high school.", ["The user took French in high school."]),
+        ("Absolutely! I just like playing chess for fun!  Any tips?", ["The user just likes playing chess for fun."]),
         ("Last Friday, I went to a council meeting.", ["The user went to a council meeting last Friday."]),
         (
             "Please stop suggesting recipes with coriander, I can't stand the stuff.",
