@@ -122,8 +122,8 @@ _TRANSIENT = frozenset(
     "thankful interested impressed surprised disappointed jealous proud lucky able unable aware close "
     "excited overwhelmed frustrated serious kidding joking home outside alone".split()
 )
-_DANGLING = frozenset("it this that these those them they he she him her his hers its theirs one ones".split())
-_VAGUE_NOUNS = frozenset("stuff thing things one ones".split())
+_DANGLING = frozenset("it this that these those them they he she him her his hers its theirs one ones what".split())
+_VAGUE_NOUNS = frozenset("stuff thing things one ones something anything".split())
 _TIME_NOUNS = frozenset(
     "day week month year morning afternoon evening night weekend summer winter spring autumn fall time "
     "season semester term quarter decade".split()
@@ -445,9 +445,14 @@ def _dated(tokens: list[Token], verb: Token, said: date | None) -> tuple[dict[in
     return replacements, replaced
 
 
+_BETWEEN_US = re.compile(r"\b(?:each other|one another|as a team|a great team|same page)\b", re.I)
+
+
 def _user_clause(verb: Token, subject: Token, sent: Span, said: date | None = None) -> str | None:
     own_subject = subject.head == verb
     subject_ids = {t.i for t in subject.subtree} if own_subject else set()
+    if subject.lower_ == "we" and _BETWEEN_US.search(" ".join(t.text for t in verb.subtree)):
+        return None  # "We make a great team", "we have each other's backs": about the two speakers
     lemma = verb.lemma_.lower()
     if lemma in _NOT_A_FACT_VERBS or _hypothetical(verb) or _question_clause(verb, sent) or _situation(verb, sent):
         return None
@@ -813,7 +818,7 @@ _QUESTIONING = frozenset("ask wonder inquire".split())
 # The assistant appears in a fact only as the one told how to answer ("The user wants the
 # assistant to use Celsius."); "The user finds the assistant helpful." says nothing lasting.
 _LISTENER = frozenset("you your yours yourself yourselves".split())
-_SPEAKER = frozenset("me my mine myself".split())
+_SPEAKER = frozenset("me my mine myself we us our ours ourselves".split())
 _ASSISTANT_NAMES = frozenset("assistant assistant's chatbot bot".split())
 _WISHING = frozenset("want prefer expect need ask like wish".split())
 _ASKING = frozenset("know understand ask".split())
@@ -876,7 +881,7 @@ def _fact_problem(doc: Doc, names: set[str]) -> str | None:
     if (root is None or root.lemma_ not in _WISHING) and any(t.text in _LISTENER for t in words):
         return 'the fact speaks to someone ("you"): it is about the listener, not the user'
     if any(t.pos_ == "PRON" and (t.text == "I" or t.text in _SPEAKER) for t in words):
-        return 'the fact keeps the speaker\'s own "I": it is not all about the user in the third person'
+        return 'the fact keeps the speaker\'s own "I" or "we": it is not all about the user in the third person'
     return None
 
 

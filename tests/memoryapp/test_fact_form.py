@@ -42,6 +42,7 @@ def _rejection(turn: str, fact: str) -> str:
         ("I'm sure your drive will pay off!", "The user is sure your drive will pay off.", "listener"),
         ("I'm proud of what I achieved.", "The user is proud of what I achieved.", "speaker's own"),
         ("Glad I could help!", "The user is glad I could help.", "speaker's own"),
+        ("I'm glad we have each other's backs.", "The user is glad we have each other's backs.", "speaker's own"),
         # a fact left in the turn's language
         ("Vivo en Madrid desde 2019.", "El usuario vive en Madrid.", "user"),
         ("毎朝コーヒーを三杯飲みます。", "ユーザーは毎朝コーヒーを三杯飲みます。", "English"),

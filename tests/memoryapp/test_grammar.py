@@ -55,6 +55,11 @@ from memoryapp.extraction import extract_facts
         # the word that led a clause in ("why I ...", "what I ...") does not trail after it
         ("Yeah, that's why I love volunteering!", ["The user loves volunteering."]),
         ("It was awesome being out there, doing what I love.", []),
+        # what the two speakers are to each other, and what names nothing, is no fact about the user
+        ("We make a great team!", []),
+        ("We have each other's backs through good times and bad.", []),
+        ("I did something new last weekend.", []),
+        ("We moved to Lisbon in 2019.", ["The user lives in Lisbon."]),
         ("It was much easier when I took French in high school.", ["The user took French in high school."]),
         ("Absolutely! I just like playing chess for fun!  Any tips?", ["The user just likes playing chess for fun."]),
         ("Last Friday, I went to a council meeting.", ["The user went to a council meeting last Friday."]),
