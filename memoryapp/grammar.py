@@ -298,7 +298,7 @@ def _clause_tokens(verb: Token, drop: set[int]) -> list[Token]:
             child.dep_ in {"advcl", "ccomp", "parataxis", "mark", "cc", "intj", "discourse", "meta"}
             or (child.dep_ == "conj" and child.pos_ in {"VERB", "AUX"})
             or _vocative(child)
-            or (child.i < verb.i and child.tag_ in {"WRB", "WP", "WDT"})  # "when", "why", "what" I ...
+            or (child.i < verb.i and child.left_edge.tag_ in {"WRB", "WP", "WDT"})  # "why I", "how much I"
         ):
             removed.update(t.i for t in child.subtree)
         elif child.dep_ == "relcl" or any(g.dep_ == "neg" for g in child.children if child.pos_ in {"PROPN", "NOUN"}):
@@ -313,7 +313,9 @@ def _clause_tokens(verb: Token, drop: set[int]) -> list[Token]:
         if token.dep_ == "relcl" and token.i not in removed:  # "a bike that I take on the train"
             removed.update(t.i for t in token.subtree)
     tokens = [t for t in verb.subtree if t.i not in removed]
-    while tokens and (tokens[-1].is_punct or tokens[-1].lower_ in _FILLERS | {"too", "lol", "haha"}):
+    while tokens and (
+        tokens[-1].is_punct or tokens[-1].pos_ == "CCONJ" or tokens[-1].lower_ in _FILLERS | {"too", "lol", "haha"}
+    ):
         tokens.pop()
     while tokens and (tokens[0].is_punct or tokens[0].lower_ in _FILLERS):
         tokens.pop(0)
@@ -445,6 +447,7 @@ def _dated(tokens: list[Token], verb: Token, said: date | None) -> tuple[dict[in
     return replacements, replaced
 
 
+_CONVINCED = frozenset("sure certain convinced".split())
 _BETWEEN_US = re.compile(r"\b(?:each other|one another|as a team|a great team|same page)\b", re.I)
 
 
@@ -460,8 +463,8 @@ def _user_clause(verb: Token, subject: Token, sent: Span, said: date | None = No
         return None  # "I have to juggle a lot": an obligation of the moment
     if lemma == "be":
         complements = [c for c in verb.children if c.dep_ in {"acomp", "attr", "prep", "oprd"}]
-        if not complements:
-            return None
+        if not complements or any(c.dep_ == "acomp" and c.lemma_.lower() in _CONVINCED for c in complements):
+            return None  # "I'm sure with hard work I can ...": a belief, like "I think"
         if all(
             c.dep_ == "acomp"
             and c.lemma_.lower() in _TRANSIENT
@@ -585,7 +588,7 @@ def _possessed(subject: Token, verb: Token, sent: Span) -> str | None:
 
 def _instruction(verb: Token, sent: Span) -> str | None:
     """A standing instruction to the assistant: an imperative that says it holds from now on."""
-    if not _is_imperative(verb) or sent.text.rstrip().endswith("?"):
+    if not _is_imperative(verb) or sent.text.rstrip().endswith("?") or _cheering(verb):
         return None
     if verb.lemma_.lower() == "call" and any(c.lower_ == "me" for c in verb.children):
         names = [c for c in verb.children if c.dep_ in {"oprd", "dobj", "attr"} and c.pos_ == "PROPN"]
@@ -608,6 +611,26 @@ def _instruction(verb: Token, sent: Span) -> str | None:
         return None
     lead = "The user wants the assistant not to" if negated else "The user wants the assistant to"
     return _sentence([(lead, " "), *(_piece(t, _assistant_word(t, verb)) for t in tokens)])
+
+
+# Encouragement is said in the imperative too, and is no instruction on how to answer: "Don't
+# give up!", "Never quit!", "Don't worry about it", "Don't be afraid to take risks", "Don't
+# forget to rest", "Don't let anything stop you".
+_CHEERING = frozenset("quit worry stress fret panic hesitate doubt underestimate".split())
+
+
+def _cheering(verb: Token) -> bool:
+    lemma = verb.lemma_.lower()
+    children = list(verb.children)
+    if lemma in _CHEERING or (lemma == "lose" and any(c.lemma_.lower() in {"hope", "faith"} for c in children)):
+        return True
+    if lemma == "give":
+        return any(c.dep_ == "prt" and c.lower_ == "up" for c in children)
+    if lemma == "let":
+        return not any(c.lower_ == "me" for c in verb.subtree)
+    if lemma == "forget":
+        return not any(c.dep_ in {"ccomp", "dobj"} for c in children)
+    return lemma == "be" and any(c.dep_ == "acomp" and c.lemma_.lower() in _TRANSIENT for c in children)
 
 
 # The words that mark an instruction as standing without adding to it.

@@ -60,6 +60,17 @@ from memoryapp.extraction import extract_facts
         ("We have each other's backs through good times and bad.", []),
         ("I did something new last weekend.", []),
         ("We moved to Lisbon in 2019.", ["The user lives in Lisbon."]),
+        ("Wow, that pic reminds me how much I love performing.", []),
+        ("I have two cats or so.", ["The user has two cats."]),
+        # a belief is not a fact, though what it is about may be
+        ("I'm sure with hard work I can open my own studio.", ["The user can open their own studio."]),
+        # encouragement is said in the imperative too, and is no instruction on how to answer
+        ("You got the skills. Don't give up, buddy!", []),
+        ("Never give up on your dreams!", []),
+        ("Don't be afraid to take risks.", []),
+        ("Don't forget to rest, the wait can be hard.", []),
+        ("Go for it! Don't let anything stop you.", []),
+        ("Please don't give me long answers.", ["The user wants the assistant not to give the user long answers."]),
         ("It was much easier when I took French in high school.", ["The user took French in high school."]),
         ("Absolutely! I just like playing chess for fun!  Any tips?", ["The user just likes playing chess for fun."]),
         ("Last Friday, I went to a council meeting.", ["The user went to a council meeting last Friday."]),
