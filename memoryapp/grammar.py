@@ -298,7 +298,7 @@ def _clause_tokens(verb: Token, drop: set[int]) -> list[Token]:
             child.dep_ in {"advcl", "ccomp", "parataxis", "mark", "cc", "intj", "discourse", "meta"}
             or (child.dep_ == "conj" and child.pos_ in {"VERB", "AUX"})
             or _vocative(child)
-            or (child.i < verb.i and child.left_edge.tag_ in {"WRB", "WP", "WDT"})  # "why I", "how much I"
+            or (child.i < verb.i and {child.tag_, child.left_edge.tag_} & {"WRB", "WP", "WDT"})  # "why I", "how much I"
         ):
             removed.update(t.i for t in child.subtree)
         elif child.dep_ == "relcl" or any(g.dep_ == "neg" for g in child.children if child.pos_ in {"PROPN", "NOUN"}):
@@ -451,11 +451,26 @@ _CONVINCED = frozenset("sure certain convinced".split())
 _BETWEEN_US = re.compile(r"\b(?:each other|one another|as a team|a great team|same page)\b", re.I)
 
 
+def _between_us(verb: Token, subject: Token) -> bool:
+    """Is this "we" the two people talking, or everyone? "We make a great team", "we have each
+    other's backs", "we haven't talked in a while", "we all have unique paths". "We moved to
+    Lisbon", "we both love hiking" and "we speak Portuguese at home" are the user's."""
+    if _BETWEEN_US.search(" ".join(t.text for t in verb.subtree)):
+        return True
+    if any(
+        c.lower_ == "all"
+        for c in [*subject.children, *verb.children]
+        if c.dep_ in {"det", "appos", "advmod", "dep", "predet", "nsubj"}
+    ):
+        return True
+    return verb.lemma_.lower() in {"talk", "chat", "speak"} and not any(c.dep_ == "dobj" for c in verb.children)
+
+
 def _user_clause(verb: Token, subject: Token, sent: Span, said: date | None = None) -> str | None:
     own_subject = subject.head == verb
     subject_ids = {t.i for t in subject.subtree} if own_subject else set()
-    if subject.lower_ == "we" and _BETWEEN_US.search(" ".join(t.text for t in verb.subtree)):
-        return None  # "We make a great team", "we have each other's backs": about the two speakers
+    if subject.lower_ == "we" and _between_us(verb, subject):
+        return None
     lemma = verb.lemma_.lower()
     if lemma in _NOT_A_FACT_VERBS or _hypothetical(verb) or _question_clause(verb, sent) or _situation(verb, sent):
         return None
@@ -719,11 +734,15 @@ def _elliptical(verb: Token, sent: Span, said: date | None) -> str | None:
     tokens = _clause_tokens(verb, set())
     if len(tokens) > 24 or _dangles(tokens, set()) or not _has_content(tokens, verb, set()):
         return None
+    if verb.lower_ == "been" and any(c.dep_ == "attr" and c.lemma_.lower() in _TIME_NOUNS for c in verb.children):
+        return None  # "Been a busy week": how the week was, not the user
     dates, replaced = _dated(tokens, verb, said)
     pieces: list[Piece] = [("The user", " ")]
     for token in tokens:
         if token.i in dates:
             pieces.append((dates[token.i], " "))
+        elif token == verb and verb.lower_ == "been" and not any(c.dep_ == "aux" for c in verb.children):
+            pieces.append(("has been", token.whitespace_))  # "Been rehearsing hard"
         elif token.i not in replaced:
             pieces.append(_piece(token, _word(token).lower() if token.is_sent_start else _word(token)))
     return _sentence(pieces)
