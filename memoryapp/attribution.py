@@ -133,9 +133,32 @@ def _name_given_to_someone_else(fact: str, turn: str) -> str | None:
     return None
 
 
+_GREETING = r"(?:hi|hey|hello|dear|thanks|thank you|congrats|bye|wow|yeah|yes|sorry|agreed|ok|okay|oh)"
+_SELF_NAMING = r"(?:call me|I'm|I’m|I am|my name is|my name's|my name’s|this is|it's|it’s)"
+
+
+def _name_of_the_listener(fact: str, turn: str) -> str | None:
+    """The name the turn calls the person it speaks to ("Hey Jon!", "Who supports you, Mel?")
+    is theirs, not the user's: "The user's name is Mel." from such a turn is the incident this
+    product exists to prevent."""
+    if not re.search(r"\b(?:name|named|called|calls)\b", fact, re.I):
+        return None
+    for name in re.findall(r"\b[A-Z][\w'’-]+", fact):
+        if name in {"The", "User"} or re.search(rf"\b{_SELF_NAMING}\s+{re.escape(name)}\b", turn, re.I):
+            continue
+        spoken_to = re.search(
+            rf"(?:^|[.!?]\s+|\b{_GREETING}\W+){re.escape(name)}\s*[,!?]|,\s*{re.escape(name)}\s*(?:[!?.,]|$)",
+            turn,
+            re.I,
+        )
+        if spoken_to:
+            return f"the turn speaks to {name}: the name is the listener's, not the user's"
+    return None
+
+
 def misattribution(fact: str, clause: Clause, turn: str) -> str | None:
     """Why `fact` is not the user's own statement about themselves, or None when it is."""
-    named = _name_given_to_someone_else(fact, turn)
+    named = _name_given_to_someone_else(fact, turn) or _name_of_the_listener(fact, turn)
     if named:
         return named
     if clause.subject == "hypothetical":

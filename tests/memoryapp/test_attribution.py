@@ -62,6 +62,32 @@ def test_misattribution_names_the_reason():
     )
 
 
+@pytest.mark.parametrize(
+    ("turn", "fact"),
+    [
+        ("Yeah, I'm lucky to have them. Who supports you, Mel?", "The user's name is Mel."),
+        ("Hey Jon! Great to hear from you. Been having some tough times lately.", "The user is named Jon."),
+        ("Thanks, Jarvis! That helped.", "The user's name is Jarvis."),
+    ],
+)
+def test_the_name_of_the_one_spoken_to_is_not_the_users(turn, fact):
+    (clause, *_) = clauses(turn)
+    assert "the name is the listener's" in (misattribution(fact, clause, turn) or "")
+
+
+@pytest.mark.parametrize(
+    ("turn", "fact"),
+    [
+        ("Hi I'm Noor, nice to meet you.", "The user's name is Noor."),
+        ("Thanks, Mel! Call me Sam from now on.", "The user's name is Sam."),
+        ("I work at Google, Mel.", "The user works at Google."),
+    ],
+)
+def test_a_name_the_user_gives_themselves_beside_a_greeting_is_theirs(turn, fact):
+    (clause, *_) = clauses(turn)
+    assert misattribution(fact, clause, turn) is None
+
+
 def test_other_languages_pass_the_attribution_step_unchanged():
     turn = "Je m'appelle Lucía et j'habite à Lyon."
     assert all(misattribution("The user lives in Lyon.", clause, turn) is None for clause in clauses(turn))
