@@ -134,7 +134,8 @@ def _name_given_to_someone_else(fact: str, turn: str) -> str | None:
 
 
 _GREETING = r"(?:hi|hey|hello|dear|thanks|thank you|congrats|bye|wow|yeah|yes|sorry|agreed|ok|okay|oh)"
-_SELF_NAMING = r"(?:call me|I'm|I’m|I am|my name is|my name's|my name’s|this is|it's|it’s)"
+# How a turn gives the user a name ("Call me Priya", "I'm Noor"); memoryapp.grammar reads it too.
+SELF_NAMING = r"call me|I'm|I’m|I am|my name is|my name's|my name’s|this is"
 
 
 def _name_of_the_listener(fact: str, turn: str) -> str | None:
@@ -144,7 +145,7 @@ def _name_of_the_listener(fact: str, turn: str) -> str | None:
     if not re.search(r"\b(?:name|named|called|calls)\b", fact, re.I):
         return None
     for name in re.findall(r"\b[A-Z][\w'’-]+", fact):
-        if name in {"The", "User"} or re.search(rf"\b{_SELF_NAMING}\s+{re.escape(name)}\b", turn, re.I):
+        if name in {"The", "User"} or re.search(rf"\b(?:{SELF_NAMING}|it's|it’s)\s+{re.escape(name)}\b", turn, re.I):
             continue
         spoken_to = re.search(
             rf"(?:^|[.!?]\s+|\b{_GREETING}\W+){re.escape(name)}\s*[,!?]|,\s*{re.escape(name)}\s*(?:[!?.,]|$)",

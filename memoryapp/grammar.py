@@ -848,7 +848,7 @@ def as_user_sentence(fact: str) -> str:
     return sentence if sentence[-1] in ".!?" else f"{sentence}."
 
 
-_USERS_NAME = re.compile(r"\b(?i:call me|I'm|I’m|I am|my name is|my name's|my name’s|this is)\s+([A-Z][\w'’-]+)")
+_USERS_NAME = re.compile(rf"\b(?i:{attribution.SELF_NAMING})\s+([A-Z][\w'’-]+)")
 
 
 # "The user should sleep 7-9 hours after a night shift." is an answer to the user, and "The user
@@ -860,7 +860,6 @@ _QUESTIONING = frozenset("ask wonder inquire".split())
 # The assistant appears in a fact only as the one told how to answer ("The user wants the
 # assistant to use Celsius."); "The user finds the assistant helpful." says nothing lasting.
 _LISTENER = frozenset("you your yours yourself yourselves".split())
-_SPEAKER = frozenset("me my mine myself we us our ours ourselves".split())
 _ASSISTANT_NAMES = frozenset("assistant assistant's chatbot bot".split())
 _WISHING = frozenset("want prefer expect need ask like wish".split())
 _ASKING = frozenset("know understand ask".split())
@@ -922,7 +921,7 @@ def _fact_problem(doc: Doc, names: set[str]) -> str | None:
     words = [t for t in doc if t.i not in quoted]
     if (root is None or root.lemma_ not in _WISHING) and any(t.text in _LISTENER for t in words):
         return 'the fact speaks to someone ("you"): it is about the listener, not the user'
-    if any(t.pos_ == "PRON" and (t.text == "I" or t.text in _SPEAKER) for t in words):
+    if any(t.pos_ == "PRON" and t.lower_ in _FIRST_PERSON and (t.text.islower() or t.text == "I") for t in words):
         return 'the fact keeps the speaker\'s own "I" or "we": it is not all about the user in the third person'
     return None
 
