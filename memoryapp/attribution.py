@@ -37,6 +37,15 @@ _NAMED_SUBJECT = re.compile(
     r"(?:is|was|are|were|has|had|lives|lived|works|worked|loves|likes|prefers|moved|grew|wants|hates|"
     r"plays|speaks|comes|came|was born|owns|uses|eats|drinks)\b"
 )
+# The person spoken to: a clause led by "you" or "your", or a question asked of them ("How did you
+# get into running?"). In a chat between two people that is the other one; a remark about the
+# assistant is the instruction rules' business (memoryapp.grammar), not a fact about the user.
+_LISTENER = re.compile(
+    rf"^{_FILLER}(?:(?:how|what|when|where|why|which|who)\s+(?:[\w'’-]+\s+){{0,2}}?)?"
+    r"(?:(?:do|did|does|are|were|was|have|had|will|would|can|could|should|must)\s+)?"
+    r"(?:you|you're|you’re|youre|you've|you’ve|you'll|you’ll|you'd|you’d|your|yours|u|ur)\b",
+    re.IGNORECASE,
+)
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i’m|im|i've|i’ve|i'll|me|myself|mine)\b|\bmy\b", re.IGNORECASE)
 _HYPOTHETICAL = re.compile(
     r"\b(?:if|would|wish|imagine|pretend|suppose|hypothetically|someday|i'd|i’d|dream of|fantasi[sz]e)\b",
@@ -50,7 +59,7 @@ _CLAUSE = re.compile(r",\s*|\s+(?:and|but|so|because|while|although|whereas)\s+"
 @dataclass(frozen=True)
 class Clause:
     text: str
-    subject: str  # "user", "other", "hypothetical" or "unknown"
+    subject: str  # "user", "other", "listener", "hypothetical" or "unknown"
     relation: str | None = None  # the relation word when the subject is "my <relation>"
 
 
@@ -76,6 +85,8 @@ def _subject(clause: str, inherited: str) -> tuple[str, str | None]:
         return "hypothetical", None
     if _NAMES_ME.search(clause):  # "my friends call me Priya" is about the user
         return "user", None
+    if _LISTENER.match(clause) and not _FIRST_PERSON.search(clause):  # not "can you help me plan my trip"
+        return "listener", None
     third = _THIRD_PARTY.match(clause)
     if third:
         relation = re.search(_RELATION, third.group(0), re.IGNORECASE)
@@ -157,6 +168,9 @@ def _name_of_the_listener(fact: str, turn: str) -> str | None:
     return None
 
 
+_ABOUT_THE_ASSISTANT = re.compile(r"\bthe assistant\b|\b(?:answers?|repl(?:y|ies)|responses?)\b", re.IGNORECASE)
+
+
 def misattribution(fact: str, clause: Clause, turn: str) -> str | None:
     """Why `fact` is not the user's own statement about themselves, or None when it is."""
     named = _name_given_to_someone_else(fact, turn) or _name_of_the_listener(fact, turn)
@@ -166,4 +180,6 @@ def misattribution(fact: str, clause: Clause, turn: str) -> str | None:
         return "the supporting clause is hypothetical"
     if clause.subject == "other" and not (clause.relation and _about_relation(fact, clause.relation)):
         return "the supporting clause is about someone else"
+    if clause.subject == "listener" and not _ABOUT_THE_ASSISTANT.search(fact):
+        return "the supporting clause is about the person the user speaks to"
     return None

@@ -169,8 +169,8 @@ def gate_facts(
             continue
         support = parts[int(np.argmax(similarities[1:]))]
         reason = (
-            attribution.misattribution(text, support, content)
-            or grammar.restated_question(text, support.text)
+            grammar.restated_question(text, support.text)
+            or attribution.misattribution(text, support, content)
             or grammar.stale_value(text, content)
         )
         (rejected if reason else kept).append(GatedFact(text, similarity, vector, reason or ""))

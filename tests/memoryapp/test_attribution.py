@@ -20,6 +20,14 @@ def _verdict(turn: str, fact: str) -> str | None:
         ("Dana works as a nurse at Rush.", "The user works as a nurse at Rush.", "about someone else"),
         ("My CEO loves spreadsheets.", "The user is a CEO.", "about someone else"),
         ("If I were rich I'd live in Monaco.", "The user lives in Monaco.", "hypothetical"),
+        ("Wow, you're so dedicated to your studio!", "The user is dedicated to their studio.", "speaks to"),
+        ("Your kids are lucky to have you.", "The user has kids.", "speaks to"),
+        ("How did you get into running marathons?", "The user runs marathons.", "speaks to"),
+        (
+            "Congrats! You both looked great on your wedding day.",
+            "The user looked great on their wedding day.",
+            "speaks to",
+        ),
     ],
 )
 def test_facts_about_someone_else_or_imagined_are_rejected(turn, fact, reason):
@@ -36,6 +44,10 @@ def test_facts_about_someone_else_or_imagined_are_rejected(turn, fact, reason):
         ("My sister and I live in Berlin.", "The user lives in Berlin."),
         ("My friends call me Priya.", "The user's name is Priya."),
         ("My favourite food is sushi.", "The user's favourite food is sushi."),
+        ("Can you help me plan my trip to Japan next month?", "The user is planning a trip to Japan."),
+        ("You know, I just started volunteering at a shelter.", "The user volunteers at a shelter."),
+        ("Your dog is adorable. I have a golden retriever named Max.", "The user has a golden retriever named Max."),
+        ("Your answers are too long.", "The user prefers short answers."),
     ],
 )
 def test_the_users_own_statements_pass(turn, fact):
@@ -52,6 +64,17 @@ def test_a_clause_without_a_subject_belongs_to_the_previous_one():
         ("My brother lives in Rome", "other"),
         ("is a lawyer", "other"),
         ("but I live in Porto", "user"),
+    ]
+
+
+def test_a_clause_about_the_person_spoken_to_is_the_listeners():
+    parts = clauses("Thanks, Jon! You were brave, I was not. Did you ever go back?")
+    assert [(c.text, c.subject) for c in parts] == [
+        ("Thanks", "unknown"),
+        ("Jon", "unknown"),
+        ("You were brave", "listener"),
+        ("I was not", "user"),
+        ("Did you ever go back", "listener"),
     ]
 
 
