@@ -62,9 +62,19 @@ def _blank_code_lines(text: str) -> str:
 _NAME_IS = re.compile(r"\b(my name)['’]s\b", re.I)
 
 
+# A quotation right after a naming word is a title, not someone's words: 'a game called
+# "Cyberpunk 2077"' keeps the name, without its quotation marks.
+_NAMING = re.compile(r"\b(?:called|named|titled|entitled|dubbed)\s*$", re.I)
+
+
+def _unquote_names(text: str) -> str:
+    return _QUOTED.sub(lambda m: m.group(0)[1:-1] if _NAMING.search(text[: m.start()]) else " ", text)
+
+
 def own_words(text: str) -> str:
-    """What the user says in their own voice: code and quotations blanked out, labels dropped."""
-    text = _QUOTED.sub(" ", _blank_code_lines(_CODE.sub(" ", text)))
+    """What the user says in their own voice: code and quotations blanked out (a quoted title
+    after "called" or "named" stays), labels dropped."""
+    text = _unquote_names(_blank_code_lines(_CODE.sub(" ", text)))
     return _NAME_IS.sub(r"\1 is", _LABEL.sub("", text))
 
 
@@ -289,6 +299,11 @@ def _sentence(pieces: list[Piece]) -> str:
     return text[0].upper() + text[1:] + ("" if text.endswith(".") else ".")
 
 
+# The words of phrases that only link what is said ("by the way", "in any case", "to be honest",
+# "on another note", "in other news").
+_DISCOURSE = frozenset("by the way in fact case any to be honest on another a different that note other news".split())
+
+
 def _clause_tokens(verb: Token, drop: set[int]) -> list[Token]:
     """The tokens of the clause headed by `verb`, without its own subordinate clauses, the
     verbs it is coordinated with, and discourse words at its edges."""
@@ -305,7 +320,7 @@ def _clause_tokens(verb: Token, drop: set[int]) -> list[Token]:
             removed.update(t.i for t in child.subtree)  # a relative clause; a contrast ("..., not Shanghai")
         elif child.i < verb.i and child.dep_ in {"advmod", "prep", "npadvmod"}:
             words = {t.lower_ for t in child.subtree}
-            if words <= _FILLERS | {"by", "the", "way", "in", "fact", "case", "any", "to", "be", "honest"}:
+            if words <= _FILLERS | _DISCOURSE:
                 removed.update(t.i for t in child.subtree)
             elif child.dep_ == "prep" and child.lower_ == "as":  # "As a nurse, ..." is a fact of its own
                 removed.update(t.i for t in child.subtree)
@@ -880,6 +895,27 @@ def fact_problems(facts: list[str], turn: str = "") -> list[str | None]:
     return [_fact_problem(_fact_parse(fact), names) for fact in facts]
 
 
+def _cut_off(doc: Doc) -> bool:
+    """Does the fact stop where its phrase has not ended ("... their teammates and.", "... a game
+    called.")? A particle ends a phrase ("grew up", "gets their creative on"); a conjunction, an
+    article, a preposition with no object or a naming word with no name does not."""
+    words = [t for t in doc if not t.is_punct and not t.is_space]
+    if not words:
+        return False
+    last = words[-1]
+    stranded = last.head.pos_ in {"VERB", "AUX"} and last.head.dep_ != "ROOT"  # "books to choose from"
+    return (
+        last.tag_ in {"CC", "DT", "PRP$"}
+        or (
+            last.tag_ == "IN"
+            and last.dep_ not in {"prt", "advmod"}
+            and not stranded
+            and not any(c.dep_ == "pobj" for c in last.children)
+        )
+        or (last.lower_ in {"called", "named", "titled"} and not any(c.dep_ == "oprd" for c in last.children))
+    )
+
+
 def _fact_problem(doc: Doc, names: set[str]) -> str | None:
     letters = [c for c in doc.text if c.isalpha()]
     if letters and sum(bool(_NON_LATIN.match(c)) for c in letters) > len(letters) / 2:
@@ -917,6 +953,8 @@ def _fact_problem(doc: Doc, names: set[str]) -> str | None:
         return f"the fact is about the user's {subject.lower_}, not the user"
     if _dangling_pronoun(doc):
         return "the fact does not stand alone: it names something only its turn says"
+    if _cut_off(doc):
+        return "the fact breaks off mid-phrase"
     quoted = {i for m in _QUOTED.finditer(doc.text) for i, t in enumerate(doc) if m.start() <= t.idx < m.end()}
     words = [t for t in doc if t.i not in quoted]
     if (root is None or root.lemma_ not in _WISHING) and any(t.text in _LISTENER for t in words):

@@ -43,6 +43,10 @@ def _rejection(turn: str, fact: str) -> str:
         ("I'm proud of what I achieved.", "The user is proud of what I achieved.", "speaker's own"),
         ("Glad I could help!", "The user is glad I could help.", "speaker's own"),
         ("I'm glad we have each other's backs.", "The user is glad we have each other's backs.", "speaker's own"),
+        # a fact that breaks off where the extractor lost the rest of its phrase
+        ("My teammates and I were thrilled.", "The user was thrilled their teammates and.", "mid-phrase"),
+        ("I'm a huge fan of jazz.", "The user is a huge fan of.", "mid-phrase"),
+        ("I play a game called Go.", "The user plays a game called.", "mid-phrase"),
         # a fact left in the turn's language
         ("Vivo en Madrid desde 2019.", "El usuario vive en Madrid.", "user"),
         ("毎朝コーヒーを三杯飲みます。", "ユーザーは毎朝コーヒーを三杯飲みます。", "English"),
@@ -73,6 +77,9 @@ def test_a_fact_not_about_the_user_is_rejected_whatever_its_similarity(turn, fac
         ("I want you to answer in French.", "The user wants you to answer in French."),
         ('My favourite song is "I Will Survive".', 'The user\'s favourite song is "I Will Survive".'),
         ('I keep rereading "You Are Not So Smart".', 'The user keeps rereading "You Are Not So Smart".'),
+        # a phrase may end in a particle or a preposition left behind by its clause
+        ("I love to dress up.", "The user loves to dress up."),
+        ("I have so many books to choose from.", "The user has a lot of books to choose from."),
     ],
 )
 def test_a_fact_about_the_user_or_their_family_passes_the_form_rules(turn, fact):

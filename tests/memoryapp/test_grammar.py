@@ -82,6 +82,11 @@ from memoryapp.extraction import extract_facts
         ("Absolutely! I just like playing chess for fun!  Any tips?", ["The user just likes playing chess for fun."]),
         ("Last Friday, I went to a council meeting.", ["The user went to a council meeting last Friday."]),
         (
+            'I\'m reading a novel called "The Name of the Wind".',
+            ["The user is reading a novel called The Name of the Wind."],
+        ),
+        ("On another note, I just adopted a beagle!", ["The user just adopted a beagle."]),
+        (
             "Please stop suggesting recipes with coriander, I can't stand the stuff.",
             ["The user wants the assistant to stop suggesting recipes with coriander."],
         ),
