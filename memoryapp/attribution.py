@@ -40,7 +40,7 @@ _NAMED_SUBJECT = re.compile(
 # The person spoken to: a clause led by "you" or "your", or a question asked of them ("How did you
 # get into running?"). In a chat between two people that is the other one; a remark about the
 # assistant is the instruction rules' business (memoryapp.grammar), not a fact about the user.
-_LISTENER = re.compile(
+_TO_THE_LISTENER = re.compile(
     rf"^{_FILLER}(?:(?:how|what|when|where|why|which|who)\s+(?:[\w'’-]+\s+){{0,2}}?)?"
     r"(?:(?:do|did|does|are|were|was|have|had|will|would|can|could|should|must)\s+)?"
     r"(?:you|you're|you’re|youre|you've|you’ve|you'll|you’ll|you'd|you’d|your|yours|u|ur)\b",
@@ -85,7 +85,7 @@ def _subject(clause: str, inherited: str) -> tuple[str, str | None]:
         return "hypothetical", None
     if _NAMES_ME.search(clause):  # "my friends call me Priya" is about the user
         return "user", None
-    if _LISTENER.match(clause) and not _FIRST_PERSON.search(clause):  # not "can you help me plan my trip"
+    if _TO_THE_LISTENER.match(clause) and not _FIRST_PERSON.search(clause):  # not "can you help me plan my trip"
         return "listener", None
     third = _THIRD_PARTY.match(clause)
     if third:
