@@ -18,6 +18,7 @@ from pathlib import Path
 
 DEFAULT_SUITE = Path(__file__).resolve().parent / "suite.json"  # rules, prompts and thresholds are tuned on it
 UNSEEN = Path(__file__).resolve().parent / "unseen.json"  # never tuned on: the figures that count
+CHATS = Path(__file__).resolve().parent / "chats.json"  # never tuned on: how people write in a long chat
 SUITE_FORMAT = 1
 
 

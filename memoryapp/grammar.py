@@ -769,9 +769,12 @@ def extract(doc: Doc, *, limit: int = 2, said: date | None = None) -> list[str]:
         return []
     facts: list[str] = []
     named: set[int] = set()  # relations whose name and age were taken
+    names = set(_USERS_NAME.findall(doc.text))
 
     def add(fact: str | None) -> None:
-        if fact and fact not in facts and len(fact) <= 300:
+        # A fact the gate would turn down for its form ("The user is over the moon.") does not
+        # take the place of a later clause's.
+        if fact and fact not in facts and len(fact) <= 300 and _fact_problem(_fact_parse(fact), names) is None:
             facts.append(fact)
 
     for sent in doc.sents:
@@ -878,6 +881,17 @@ _LISTENER = frozenset("you your yours yourself yourselves".split())
 _ASSISTANT_NAMES = frozenset("assistant assistant's chatbot bot".split())
 _WISHING = frozenset("want prefer expect need ask like wish".split())
 _ASKING = frozenset("know understand ask".split())
+# A feeling is true the day it is said: "The user is thrilled to start this new chapter.", "The
+# user is grateful to Gina." A fear of something lasts ("The user is afraid of flying.").
+_FEELINGS = frozenset(
+    "happy glad sad excited thrilled stoked pumped psyched hyped ecstatic elated delighted overjoyed "
+    "grateful thankful blessed lucky proud relieved amazed stunned shocked surprised "
+    "impressed inspired motivated eager upset angry annoyed frustrated disappointed bummed gutted "
+    "devastated heartbroken sorry worried stressed nervous anxious overwhelmed exhausted tired bored "
+    "sure ready".split()
+)
+_FEARING = frozenset("afraid scared terrified frightened".split())
+_FEELING_IDIOMS = re.compile(r"\b(?:over the moon|on cloud nine|on top of the world)\b", re.I)
 
 
 def fact_problems(facts: list[str], turn: str = "") -> list[str | None]:
@@ -961,7 +975,38 @@ def _fact_problem(doc: Doc, names: set[str]) -> str | None:
         return 'the fact speaks to someone ("you"): it is about the listener, not the user'
     if any(t.pos_ == "PRON" and t.lower_ in _FIRST_PERSON and (t.text.islower() or t.text == "I") for t in words):
         return 'the fact keeps the speaker\'s own "I" or "we": it is not all about the user in the third person'
+    if root is not None and _passing_feeling(doc, root):
+        return "the fact is a feeling of the moment, not a lasting fact"
+    if _of_two(doc):
+        return "the fact is about the user and someone else together, told of the user alone"
     return None
+
+
+def _passing_feeling(doc: Doc, root: Token) -> bool:
+    """Does the fact only say how the user felt when they said it ("The user is over the moon.",
+    "The user feels grateful to Gina.")? A fear of something is kept."""
+    if _FEELING_IDIOMS.search(doc.text):
+        return True
+    if root.tag_ == "VBN" and any(c.dep_ == "auxpass" for c in root.children):
+        feelings = [root] if root.lower_ in _FEELINGS else []  # "is thrilled to ..." parses as a passive
+    elif root.lemma_ in {"be", "feel", "get"}:
+        feelings = [c for c in root.children if c.dep_ in {"acomp", "oprd"} and c.lower_ in _FEELINGS]
+    else:
+        return False
+    return any(
+        not (c.lower_ in _FEARING and any(g.dep_ == "prep" and g.lower_ == "of" for g in c.children)) for c in feelings
+    )
+
+
+def _of_two(doc: Doc) -> bool:
+    """Is a fact with the user alone as its subject about two people ("The user is both on
+    different paths.", "The user makes a great team.")? "The user and their sister both ..."
+    and "The user is both a teacher and a painter" name both."""
+    if any(t.lower_ in {"and", "&"} or t.dep_ == "conj" for t in doc):
+        return False
+    root = _root(doc)
+    both = any(t.lower_ == "both" and (t.head == root or t.head.lower_ == "user") for t in doc)
+    return both or bool(_BETWEEN_US.search(doc.text))
 
 
 # Who is in the user's family is the user's fact: a relative's name, age or birth ("The user's

@@ -19,7 +19,7 @@ from django.test import override_settings
 
 from eval.calibration import calibrate
 from eval.quality import USERNAME_PREFIX, run_suite
-from eval.suite import UNSEEN, load_suite
+from eval.suite import CHATS, UNSEEN, load_suite
 from memoryapp.thresholds import lead_floor, recall_floor, write_gate
 
 OFFLINE = {
@@ -49,6 +49,12 @@ def report(django_db_setup, django_db_blocker):
 def unseen(django_db_setup, django_db_blocker):
     """One run of the unseen set for the whole module, rolled back afterwards."""
     return _run(load_suite(UNSEEN), "unseen", django_db_blocker)
+
+
+@pytest.fixture(scope="module")
+def chats(django_db_setup, django_db_blocker):
+    """One run of the chat set for the whole module, rolled back afterwards."""
+    return _run(load_suite(CHATS), "chats", django_db_blocker)
 
 
 @pytest.fixture(scope="module")
@@ -84,6 +90,24 @@ def test_the_unseen_set_is_as_large_and_varied_as_promised_and_shares_nothing_wi
         i.kind for i in unseen.invented
     }
     seen = {t.text for u in suite.users for t in u.turns} | {p.text for u in suite.users for p in u.probes}
+    assert not seen & ({t.text for t in turns} | {p.text for p in probes})
+
+
+def test_the_chat_set_is_written_as_people_chat_and_shares_nothing_with_the_other_sets():
+    chats = load_suite(CHATS)
+    turns = [t for u in chats.users for t in u.turns]
+    probes = [p for u in chats.users for p in u.probes]
+    assert len(chats.users) >= 10 and len(turns) >= 80 and len(probes) >= 50
+    assert sum(not p.expect for p in probes) >= 10
+    assert len({t.lang for t in turns if t.lang != "en"}) >= 5
+    kinds = Counter(t.kind for t in turns)
+    for kind in ["passing", "feeling", "listener", "we", "other-person"]:
+        assert kinds[kind] >= 5, kind
+    assert len(chats.invented) >= 15 and len(chats.misattributed) >= 10
+    others = [load_suite(), load_suite(UNSEEN)]
+    seen = {t.text for s in others for u in s.users for t in u.turns} | {
+        p.text for s in others for u in s.users for p in u.probes
+    }
     assert not seen & ({t.text for t in turns} | {p.text for p in probes})
 
 
@@ -138,6 +162,21 @@ def test_the_unseen_set_holds_its_floors(unseen):
     assert unseen.right_first >= 0.40
     assert unseen.read_recall >= 0.43
     assert unseen.injection_rate <= 0.03
+
+
+@pytest.mark.django_db
+def test_the_chat_set_holds_its_floors(chats):
+    # Floors just under the figures measured offline when the set was written (README "Memory
+    # quality"): 0.371 write recall, 0.793 precision, 0.207 false memories, 0.941 invented
+    # rejected, 0.357 right first, 0.349 read recall, 1/11 injected.
+    assert chats.leaked == 0 and chats.twins == 0
+    assert chats.write_recall >= 0.36
+    assert chats.write_precision >= 0.78
+    assert chats.false_memory_rate <= 0.21
+    assert chats.invented_rejection >= 0.94
+    assert chats.right_first >= 0.35
+    assert chats.read_recall >= 0.34
+    assert chats.injection_rate <= 0.10
 
 
 @pytest.mark.django_db
@@ -200,7 +239,7 @@ def test_the_command_runs_on_a_throwaway_database_and_drops_it(capsys, settings)
     call_command("evaluate_memory", "--json")
 
     figures = json.loads(capsys.readouterr().out)
-    assert set(figures) == {"suite", "unseen"}
+    assert set(figures) == {"suite", "unseen", "chats"}
     assert figures["suite"]["leaked"] == 0 and figures["suite"]["twins"] == 0
     assert figures["suite"]["turns"] >= 150 and figures["suite"]["stored"] > 50
     assert figures["unseen"]["turns"] >= 150 and "ja" in figures["unseen"]["by_language"]

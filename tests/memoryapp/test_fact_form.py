@@ -43,6 +43,13 @@ def _rejection(turn: str, fact: str) -> str:
         ("I'm proud of what I achieved.", "The user is proud of what I achieved.", "speaker's own"),
         ("Glad I could help!", "The user is glad I could help.", "speaker's own"),
         ("I'm glad we have each other's backs.", "The user is glad we have each other's backs.", "speaker's own"),
+        # a feeling is true the day it is said, and "both" of the user alone is two people
+        ("We closed on the flat and I'm over the moon!", "The user is over the moon.", "feeling"),
+        ("Thanks so much, I'm really grateful to you and Marta.", "The user is grateful to Marta.", "feeling"),
+        ("I'm so stoked to start the new job, tips for day one?", "The user is stoked to start a new job.", "feeling"),
+        ("My daughter won the spelling bee, I'm so proud!", "The user feels proud of their daughter.", "feeling"),
+        ("We're both on night shifts this month.", "The user is both on night shifts.", "someone else together"),
+        ("My sister and I cook a lot, we make a great team.", "The user makes a great team.", "someone else together"),
         # a fact that breaks off where the extractor lost the rest of its phrase
         ("My teammates and I were thrilled.", "The user was thrilled their teammates and.", "mid-phrase"),
         ("I'm a huge fan of jazz.", "The user is a huge fan of.", "mid-phrase"),
@@ -77,6 +84,13 @@ def test_a_fact_not_about_the_user_is_rejected_whatever_its_similarity(turn, fac
         ("I want you to answer in French.", "The user wants you to answer in French."),
         ('My favourite song is "I Will Survive".', 'The user\'s favourite song is "I Will Survive".'),
         ('I keep rereading "You Are Not So Smart".', 'The user keeps rereading "You Are Not So Smart".'),
+        # a fear lasts; "both" that names both is one fact about the user
+        ("Flying terrifies me, I'm scared of planes.", "The user is scared of flying."),
+        ("I'm terrified of spiders, always have been.", "The user is terrified of spiders."),
+        ("I'm interested in astronomy.", "The user is interested in astronomy."),
+        ("I teach by day and paint by night.", "The user is both a teacher and a painter."),
+        ("My sister and I both love hiking.", "The user and their sister both love hiking."),
+        ("I have two kids, both in primary school.", "The user has two kids, both in primary school."),
         # a phrase may end in a particle or a preposition left behind by its clause
         ("I love to dress up.", "The user loves to dress up."),
         ("I have so many books to choose from.", "The user has a lot of books to choose from."),

@@ -86,6 +86,15 @@ from memoryapp.extraction import extract_facts
             ["The user is reading a novel called The Name of the Wind."],
         ),
         ("On another note, I just adopted a beagle!", ["The user just adopted a beagle."]),
+        # a feeling takes no fact's place: the clause after it is read
+        (
+            "I'm thrilled to be joining! I teach piano to kids on weekends.",
+            ["The user teaches piano to kids on weekends."],
+        ),
+        (
+            "I'm so stoked to start next week, I just got a job as a paramedic!",
+            ["The user just got a job as a paramedic."],
+        ),
         (
             "Please stop suggesting recipes with coriander, I can't stand the stuff.",
             ["The user wants the assistant to stop suggesting recipes with coriander."],
@@ -141,6 +150,9 @@ def test_facts_said_in_passing_inside_a_question_or_request_are_kept_and_the_que
         "I love this series.",
         "I can't stand it.",
         "I'm so tired today.",
+        "I'm over the moon!",
+        "I'm so grateful to you and Marta.",
+        "We're both hooked on sudoku.",
         "I'm still unpacking boxes.",
         "Shellfish make me sick, I'm allergic.",
         "Why does my Rust borrow checker complain about this closure?",

@@ -16,15 +16,16 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from core.databases import scratch_database
 from eval import calibration as calibrating
 from eval import locomo, quality
-from eval.suite import DEFAULT_SUITE, UNSEEN, SuiteError, load_suite
+from eval.suite import CHATS, DEFAULT_SUITE, UNSEEN, SuiteError, load_suite
 
 
 def _scratch_name() -> str:
     return f"memory_eval_{os.getpid()}"
 
 
-# Tune on the suite, report on the unseen set (eval/README.md).
-SETS = {"suite": DEFAULT_SUITE, "unseen": UNSEEN}
+# Tune on the suite, report on the unseen and chat sets (eval/README.md).
+SETS = {"suite": DEFAULT_SUITE, "unseen": UNSEEN, "chats": CHATS}
+REPORTING = frozenset(SETS) - {"suite"}
 
 WRITE_COLUMNS = [
     ("turns", "turns", "{}"),
@@ -57,12 +58,12 @@ def _table(rows: list[list[str]]) -> list[str]:
 class Command(BaseCommand):
     help = (
         "Run the labelled sets through remember/recall on a scratch database and print quality figures: "
-        "the suite (tuned on) and the unseen set (never tuned on), side by side, by kind and by language."
+        "the suite (tuned on), the unseen and chat sets (never tuned on), side by side, by kind and by language."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument(
-            "--set", choices=["suite", "unseen", "all"], default="all", help="which labelled set (default: both)"
+            "--set", choices=[*SETS, "all"], default="all", help="which labelled set (default: all three)"
         )
         parser.add_argument("--suite", type=Path, help="run this suite file instead of the named sets")
         parser.add_argument("--json", action="store_true", help="print the figures as JSON")
@@ -99,8 +100,8 @@ class Command(BaseCommand):
             paths = {options["suite"].stem: options["suite"]}
         else:
             paths = SETS if options["set"] == "all" else {options["set"]: SETS[options["set"]]}
-        if options["calibrate"] and list(paths) == ["unseen"]:
-            raise CommandError("--calibrate tunes on the suite; the unseen set is for reporting only.")
+        if options["calibrate"] and set(paths) <= REPORTING:
+            raise CommandError("--calibrate tunes on the suite; the unseen and chat sets are for reporting only.")
         if options["calibrate"] and options["labelled_store"]:
             raise CommandError("--calibrate needs the write path; it cannot run on a labelled store.")
         try:
@@ -112,7 +113,7 @@ class Command(BaseCommand):
                 name: quality.run_suite(suite, name=name, labelled_store=options["labelled_store"])
                 for name, suite in suites.items()
             }
-        tuned = next((report for name, report in reports.items() if name != "unseen"), None)
+        tuned = next((report for name, report in reports.items() if name not in REPORTING), None)
         calibration = calibrating.calibrate(tuned) if options["calibrate"] and tuned else None
 
         if options["json"]:
