@@ -53,6 +53,9 @@ _HYPOTHETICAL = re.compile(
 )
 _ABBREVIATION = re.compile(r"\b(?:Dr|Mr|Ms|Mrs|Prof|St|Mt|Jr|Sr|vs|etc|e\.g|i\.e)\.$", re.IGNORECASE)
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
+# "Me and my dad have been restoring a Beetle": the user is in the subject, so the clause is not
+# split after "Me" and left to the dad (read as "Me with my dad ...").
+_WITH_ME = re.compile(r"^(\W*(?:me|i))\s+(?:and|&)(?=\s)", re.IGNORECASE)
 _CLAUSE = re.compile(r",\s*|\s+(?:and|but|so|because|while|although|whereas)\s+", re.IGNORECASE)
 
 
@@ -104,7 +107,8 @@ def clauses(text: str) -> list[Clause]:
     result: list[Clause] = []
     for sentence in sentences(text):
         subject, relation = "unknown", None
-        for part in _CLAUSE.split(sentence):
+        parts = _CLAUSE.split(_WITH_ME.sub(r"\1 with", sentence))
+        for part in parts:
             part = part.strip(" .!?;")
             if len(part) < 3:
                 continue

@@ -167,7 +167,17 @@ _KEEP_VERBS = frozenset("remember save store keep record memorise memorize note"
 
 
 def _user_pronoun(token: Token) -> bool:
-    return token.pos_ == "PRON" and token.lower_ in {"i", "we"}
+    """ "I" or "we", or the "me" of "Me and my brother are learning Twi" when it is the subject."""
+    if token.pos_ != "PRON":
+        return False
+    if token.lower_ in {"i", "we"}:
+        return True
+    # Only coordinated: the "me" of "it helps me stay focused" is parsed as a subject too.
+    subject = {"nsubj", "nsubjpass"}
+    return token.lower_ == "me" and (
+        (token.dep_ in subject and any(c.dep_ == "conj" for c in token.children))
+        or (token.dep_ == "conj" and token.head.dep_ in subject)
+    )
 
 
 def _opens_sentence(verb: Token) -> bool:
@@ -481,13 +491,34 @@ def _between_us(verb: Token, subject: Token) -> bool:
     return verb.lemma_.lower() in {"talk", "chat", "speak"} and not any(c.dep_ == "dobj" for c in verb.children)
 
 
+# "I'm trying to quit smoking" is a goal the user is working at; "I'm trying to figure out why
+# it crashes" is today's problem.
+_TODAYS_TRYING = frozenset(
+    "figure find decide fix solve sort understand remember work reach contact call reply answer explain "
+    "help get make see open load install run connect log access".split()
+)
+
+
+def _working_at(verb: Token) -> bool:
+    """Is this an ongoing "trying to" with a goal after it ("I've been trying to learn Spanish")?"""
+    if verb.lemma_.lower() != "try" or verb.tag_ != "VBG":
+        return False
+    goal = next((c for c in verb.children if c.dep_ == "xcomp"), None)
+    return goal is not None and goal.lemma_.lower() not in _TODAYS_TRYING | _NOT_A_FACT_VERBS
+
+
 def _user_clause(verb: Token, subject: Token, sent: Span, said: date | None = None) -> str | None:
     own_subject = subject.head == verb
     subject_ids = {t.i for t in subject.subtree} if own_subject else set()
     if subject.lower_ == "we" and _between_us(verb, subject):
         return None
     lemma = verb.lemma_.lower()
-    if lemma in _NOT_A_FACT_VERBS or _hypothetical(verb) or _question_clause(verb, sent) or _situation(verb, sent):
+    if (
+        (lemma in _NOT_A_FACT_VERBS and not _working_at(verb))
+        or _hypothetical(verb)
+        or _question_clause(verb, sent)
+        or _situation(verb, sent)
+    ):
         return None
     if lemma == "have" and any(c.dep_ == "xcomp" for c in verb.children):
         return None  # "I have to juggle a lot": an obligation of the moment
@@ -637,10 +668,23 @@ def _instruction(verb: Token, sent: Span) -> str | None:
     tokens = [t for t in tokens if not (marker and _in_marker(t, tokens, marker.group(0)))]
     while tokens and tokens[0].is_punct:
         tokens = tokens[1:]
-    if _dangles(tokens, set()) or len(tokens) > 24 or not tokens:
+    answers = _answers_it(verb)
+    if _dangles(tokens, {answers.i} if answers is not None else set()) or len(tokens) > 24 or not tokens:
         return None
     lead = "The user wants the assistant not to" if negated else "The user wants the assistant to"
-    return _sentence([(lead, " "), *(_piece(t, _assistant_word(t, verb)) for t in tokens)])
+    return _sentence(
+        [(lead, " "), *(_piece(t, "answers" if t == answers else _assistant_word(t, verb)) for t in tokens)]
+    )
+
+
+def _answers_it(verb: Token) -> Token | None:
+    """The "it" of "keep it short" or "make it simpler", said to the assistant: its answers."""
+    if verb.lemma_.lower() not in {"keep", "make"}:
+        return None
+    it = next((c for c in verb.children if c.dep_ == "dobj" and c.lower_ == "it"), None)
+    if it is None or not any(c.dep_ in {"oprd", "acomp", "ccomp", "xcomp"} and c.pos_ == "ADJ" for c in verb.children):
+        return None
+    return it
 
 
 # Encouragement is said in the imperative too, and is no instruction on how to answer: "Don't

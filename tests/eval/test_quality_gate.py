@@ -166,16 +166,17 @@ def test_the_unseen_set_holds_its_floors(unseen):
 
 @pytest.mark.django_db
 def test_the_chat_set_holds_its_floors(chats):
-    # Floors just under the figures measured offline when the set was written (README "Memory
-    # quality"): 0.371 write recall, 0.793 precision, 0.207 false memories, 0.941 invented
-    # rejected, 0.357 right first, 0.349 read recall, 1/11 injected.
+    # Floors just under the figures measured offline (README "Memory quality"): 0.387 write
+    # recall, 0.800 precision, 0.200 false memories, 0.941 invented rejected, 0.381 right first,
+    # 0.372 read recall, 1/11 injected. When the set was written: 0.371, 0.793, 0.207, 0.941,
+    # 0.357, 0.349.
     assert chats.leaked == 0 and chats.twins == 0
-    assert chats.write_recall >= 0.36
-    assert chats.write_precision >= 0.78
+    assert chats.write_recall >= 0.38
+    assert chats.write_precision >= 0.79
     assert chats.false_memory_rate <= 0.21
     assert chats.invented_rejection >= 0.94
-    assert chats.right_first >= 0.35
-    assert chats.read_recall >= 0.34
+    assert chats.right_first >= 0.37
+    assert chats.read_recall >= 0.36
     assert chats.injection_rate <= 0.10
 
 

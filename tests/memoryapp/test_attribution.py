@@ -42,6 +42,8 @@ def test_facts_about_someone_else_or_imagined_are_rejected(turn, fact, reason):
         ("My wife is named Sara.", "The user's wife is named Sara."),
         ("I have two kids named Ana and Rui.", "The user has two kids named Ana and Rui."),
         ("My sister and I live in Berlin.", "The user lives in Berlin."),
+        ("Me and my dad have been restoring a 1972 Beetle for years.", "The user is restoring a 1972 Beetle."),
+        ("me & Dana just bought a flat in Leeds", "The user bought a flat in Leeds."),
         ("My friends call me Priya.", "The user's name is Priya."),
         ("My favourite food is sushi.", "The user's favourite food is sushi."),
         ("Can you help me plan my trip to Japan next month?", "The user is planning a trip to Japan."),

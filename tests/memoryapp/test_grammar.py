@@ -86,6 +86,10 @@ from memoryapp.extraction import extract_facts
             ["The user is reading a novel called The Name of the Wind."],
         ),
         ("On another note, I just adopted a beagle!", ["The user just adopted a beagle."]),
+        # a goal the user is working at, a subject the user shares, an answer kept short
+        ("I'm trying to quit smoking.", ["The user is trying to quit smoking."]),
+        ("Me and my girlfriend just adopted a kitten called Pesto!", ["The user just adopted a kitten called Pesto."]),
+        ("Keep it short from now on, please.", ["The user wants the assistant to keep answers short."]),
         # a feeling takes no fact's place: the clause after it is read
         (
             "I'm thrilled to be joining! I teach piano to kids on weekends.",
@@ -151,6 +155,9 @@ def test_facts_said_in_passing_inside_a_question_or_request_are_kept_and_the_que
         "I can't stand it.",
         "I'm so tired today.",
         "I'm over the moon!",
+        "I'm trying to figure out why my printer keeps jamming.",
+        "Running helps me stay focused.",
+        "Keep it up!",
         "I'm so grateful to you and Marta.",
         "We're both hooked on sudoku.",
         "I'm still unpacking boxes.",
