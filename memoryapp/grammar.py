@@ -381,9 +381,21 @@ def _dangles(tokens: list[Token], subject_ids: set[int]) -> bool:
     return False
 
 
+# "I love to hike", "I hate running": what is liked is an activity, a verb of its own.
+_LIKING = frozenset("love like enjoy hate dislike prefer adore loathe detest".split())
+
+
 def _has_content(tokens: list[Token], verb: Token, subject_ids: set[int]) -> bool:
     return any(
-        t.pos_ in {"NOUN", "PROPN", "NUM", "ADJ", "X"} or t.dep_ in {"dobj", "pobj", "attr", "oprd"}
+        t.pos_ in {"NOUN", "PROPN", "NUM", "ADJ", "X"}
+        or t.dep_ in {"dobj", "pobj", "attr", "oprd"}
+        or (
+            t.dep_ == "xcomp"
+            and t.head == verb
+            and t.pos_ == "VERB"
+            and verb.lemma_.lower() in _LIKING
+            and t.lemma_.lower() not in _NOT_A_FACT_VERBS  # "I like to think so"
+        )
         for t in tokens
         if t.i not in subject_ids and t.i != verb.i
     )

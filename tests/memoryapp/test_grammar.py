@@ -66,7 +66,7 @@ from memoryapp.extraction import extract_facts
         ("We speak Portuguese at home.", ["The user speaks Portuguese at home."]),
         ("Hey Mel, what's up? Been a busy week since we talked.", []),
         ("Been only to Rome once.", ["The user has been only to Rome once."]),
-        ("Wow, that pic reminds me how much I love performing.", []),
+        ("Wow, that pic reminds me how much I love performing.", ["The user loves performing."]),
         ("They always support me, even when I make mistakes.", ["The user makes mistakes."]),
         ("I have two cats or so.", ["The user has two cats."]),
         # a belief is not a fact, though what it is about may be
@@ -86,6 +86,10 @@ from memoryapp.extraction import extract_facts
             ["The user is reading a novel called The Name of the Wind."],
         ),
         ("On another note, I just adopted a beagle!", ["The user just adopted a beagle."]),
+        # what is liked may be an activity, a verb of its own
+        ("I love to hike.", ["The user loves to hike."]),
+        ("My wife and I love hiking.", ["The user loves hiking."]),
+        ("I hate running.", ["The user hates running."]),
         # a goal the user is working at, a subject the user shares, an answer kept short
         ("I'm trying to quit smoking.", ["The user is trying to quit smoking."]),
         ("Me and my girlfriend just adopted a kitten called Pesto!", ["The user just adopted a kitten called Pesto."]),
@@ -158,6 +162,8 @@ def test_facts_said_in_passing_inside_a_question_or_request_are_kept_and_the_que
         "I'm trying to figure out why my printer keeps jamming.",
         "Running helps me stay focused.",
         "Keep it up!",
+        "I like to think so.",
+        "I'd love to help.",
         "I'm so grateful to you and Marta.",
         "We're both hooked on sudoku.",
         "I'm still unpacking boxes.",
