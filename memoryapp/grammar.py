@@ -341,7 +341,9 @@ def _clause_tokens(verb: Token, drop: set[int]) -> list[Token]:
     while tokens and (
         tokens[-1].is_punct or tokens[-1].pos_ == "CCONJ" or tokens[-1].lower_ in _FILLERS | {"too", "lol", "haha"}
     ):
-        tokens.pop()
+        gone = tokens.pop()
+        while tokens and tokens[-1].head == gone and tokens[-1].dep_ == "advmod":  # the "right" of "right now"
+            tokens.pop()
     while tokens and (tokens[0].is_punct or tokens[0].lower_ in _FILLERS):
         tokens.pop(0)
     return tokens
@@ -944,7 +946,7 @@ _FEELINGS = frozenset(
     "grateful thankful blessed lucky proud relieved amazed stunned shocked surprised "
     "impressed inspired motivated eager upset angry annoyed frustrated disappointed bummed gutted "
     "devastated heartbroken sorry worried stressed nervous anxious overwhelmed exhausted tired bored "
-    "sure ready".split()
+    "busy sure ready".split()
 )
 _FEARING = frozenset("afraid scared terrified frightened".split())
 _FEELING_IDIOMS = re.compile(r"\b(?:over the moon|on cloud nine|on top of the world)\b", re.I)

@@ -237,10 +237,13 @@ def test_the_command_runs_on_a_throwaway_database_and_drops_it(capsys, settings)
         setattr(settings, name, value)
     database = connection.settings_dict["NAME"]
 
-    call_command("evaluate_memory", "--json")
+    call_command("evaluate_memory", "--json", "--details")
 
     figures = json.loads(capsys.readouterr().out)
     assert set(figures) == {"suite", "unseen", "chats"}
+    unseen = figures["unseen"]
+    assert len(unseen["details"]["Expected facts not stored"]) == unseen["expected"] - unseen["expected_found"] > 0
+    assert len(unseen["details"]["Stored facts no turn stated (false memories)"]) == unseen["false_memories"]
     assert figures["suite"]["leaked"] == 0 and figures["suite"]["twins"] == 0
     assert figures["suite"]["turns"] >= 150 and figures["suite"]["stored"] > 50
     assert figures["unseen"]["turns"] >= 150 and "ja" in figures["unseen"]["by_language"]

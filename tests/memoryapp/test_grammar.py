@@ -67,6 +67,9 @@ from memoryapp.extraction import extract_facts
         ("Hey Mel, what's up? Been a busy week since we talked.", []),
         ("Been only to Rome once.", ["The user has been only to Rome once."]),
         ("Wow, that pic reminds me how much I love performing.", ["The user loves performing."]),
+        # a feeling of the moment, whatever time words follow it
+        ("I'm so nervous and excited right now.", []),
+        ("I am really busy right now with the move.", []),
         ("They always support me, even when I make mistakes.", ["The user makes mistakes."]),
         ("I have two cats or so.", ["The user has two cats."]),
         # a belief is not a fact, though what it is about may be

@@ -67,7 +67,11 @@ class Command(BaseCommand):
         )
         parser.add_argument("--suite", type=Path, help="run this suite file instead of the named sets")
         parser.add_argument("--json", action="store_true", help="print the figures as JSON")
-        parser.add_argument("--details", action="store_true", help="also list misses, false memories and injections")
+        parser.add_argument(
+            "--details",
+            action="store_true",
+            help="also list misses, false memories and injections (with --json, under each set's 'details')",
+        )
         parser.add_argument(
             "--calibrate", action="store_true", help="sweep the write gate and recall floor on the suite, write plots"
         )
@@ -118,6 +122,9 @@ class Command(BaseCommand):
 
         if options["json"]:
             data = {name: report.summary() for name, report in reports.items()}
+            if options["details"]:
+                for name, report in reports.items():
+                    data[name]["details"] = dict(self._details(report))
             if calibration is not None:
                 data["recommended"] = {
                     "write_gate": calibration.gate,
@@ -243,15 +250,19 @@ class Command(BaseCommand):
                 for line in _table(rows):
                     self.stdout.write(line)
 
-    def _print_details(self, name: str, report: quality.Report) -> None:
-        for title, items in [
+    @staticmethod
+    def _details(report: quality.Report) -> list[tuple[str, list[str]]]:
+        return [
             ("Expected facts not stored", report.misses),
             ("Stored facts no turn stated (false memories)", report.false_memory_texts),
             ("Facts stored twice (twins)", report.twin_texts),
             ("Invented facts the gate let through", report.invented_accepted),
             ("No-memory probes that got a memory", report.injected),
             ("Turns the extractor failed on", report.failure_texts),
-        ]:
+        ]
+
+    def _print_details(self, name: str, report: quality.Report) -> None:
+        for title, items in self._details(report):
             self.stdout.write(f"\n{name}: {title} ({len(items)}):")
             for item in items:
                 self.stdout.write(f"  {item}")
