@@ -933,6 +933,13 @@ _ADVISING = frozenset("should ought might may could".split())
 # "The user wants to know what a vector clock is." is the turn's question, not a fact.
 _WANTING = frozenset("want wish need".split())
 _QUESTIONING = frozenset("ask wonder inquire".split())
+# "The user wants a recipe for apple strudel.", "The user wants to calculate 15% of 80.": what
+# the turn asks for, answered once, in any language the turn was in; not a fact about the user.
+_ONE_OFF_TASKS = frozenset("calculate compute convert translate solve".split())
+_ONE_OFF_ASKS = frozenset(
+    "recipe tip idea suggestion recommendation advice example explanation summary translation "
+    "poem haiku joke story answer".split()
+)
 # The assistant appears in a fact only as the one told how to answer ("The user wants the
 # assistant to use Celsius."); "The user finds the assistant helpful." says nothing lasting.
 _LISTENER = frozenset("you your yours yourself yourselves".split())
@@ -1017,6 +1024,8 @@ def _fact_problem(doc: Doc, names: set[str]) -> str | None:
         )
     ):
         return "the fact restates a question the user asked"
+    if _one_off_request(root):
+        return "the fact is something the user asked for once, not a fact about the user"
     # What the user "has" here: the words after "The user's" up to the end of that phrase.
     owned = {t.lemma_.lower() for user in users if user.dep_ == "poss" for t in user.head.subtree}
     if owned & RELATIONS and not owned & FAMILY:
@@ -1038,6 +1047,19 @@ def _fact_problem(doc: Doc, names: set[str]) -> str | None:
     if _of_two(doc):
         return "the fact is about the user and someone else together, told of the user alone"
     return None
+
+
+def _one_off_request(root: Token | None) -> bool:
+    """Does the fact only say what the turn asked for ("The user wants a recipe for apple
+    strudel.", "The user needs tips for a first marathon.")? A goal ("The user wants to learn
+    Japanese.") and a standing instruction ("The user wants the assistant to ...") are facts."""
+    if root is None or root.lemma_ not in _WANTING:
+        return False
+    return any(
+        (c.dep_ == "xcomp" and c.lemma_.lower() in _ONE_OFF_TASKS)
+        or (c.dep_ == "dobj" and c.lemma_.lower() in _ONE_OFF_ASKS)
+        for c in root.children
+    )
 
 
 def _passing_feeling(doc: Doc, root: Token) -> bool:

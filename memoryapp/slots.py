@@ -17,7 +17,15 @@ _SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
         "timezone",
         re.compile(r"^the user(?:'s|’s)? (?:timezone|time zone) is\b|^the user is in the \S+ time ?zone", re.I),
     ),
-    ("home", re.compile(r"^the user (?:now |currently )?(?:lives|resides|is based|is living) in\b", re.I)),
+    (
+        "home",
+        # "is still in Lisbon" says the home has not changed; "is still in school" names no place
+        re.compile(
+            r"^the user (?:(?:now |currently |still )?(?:lives|resides|is based|is living) in\b"
+            r"|is still in (?-i:[A-Z]))",
+            re.I,
+        ),
+    ),
     ("age", re.compile(r"^the user is \d{1,3} years? old\b", re.I)),
     ("birthday", re.compile(r"^the user(?:'s|’s)? birthday is\b", re.I)),
 )

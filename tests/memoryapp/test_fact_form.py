@@ -34,6 +34,10 @@ def _rejection(turn: str, fact: str) -> str:
         ("What is a vector clock?", "The user wants to know what a vector clock is.", "question"),
         ("Are you a bot or a human?", "The user is a human.", "asked of the assistant"),
         ("How do I get red wine out of a carpet?", "The user wants to get red wine out of a carpet.", "into a wish"),
+        # what a turn asks for once, in whatever language it asked
+        ("Kannst du mir ein Rezept für Apfelstrudel geben?", "The user wants a recipe for apple strudel.", "once"),
+        ("¿Cuánto es el 15 % de 80?", "The user wants to calculate 15% of 80.", "once"),
+        ("Any tips for my first marathon?", "The user needs tips for their first marathon.", "once"),
         # a relative's own life is theirs, as a colleague's is
         ("My brother Luca teaches maths in Turin.", "The user's brother teaches maths in Turin.", "brother"),
         ("Mi madre vive en Valencia.", "The user's mother lives in Valencia.", "mother"),
@@ -144,7 +148,13 @@ def test_a_models_terse_facts_are_stored_as_sentences_and_its_answers_are_not(al
 
 @pytest.mark.parametrize(
     "fact",
-    ["The user wants to learn Japanese.", "The user wants to find a new job.", "The user can speak Mandarin."],
+    [
+        "The user wants to learn Japanese.",
+        "The user wants to find a new job.",
+        "The user can speak Mandarin.",
+        "The user wants the assistant to give recipes in grams.",
+        "The user needs a wheelchair.",
+    ],
 )
 def test_goals_and_abilities_are_facts(fact):
     assert fact_problems([fact]) == [None]

@@ -18,6 +18,9 @@ def live_texts(user):
     [
         ("The user lives in Porto.", "home"),
         ("The user now lives in Porto.", "home"),
+        ("The user still lives in Porto.", "home"),
+        ("The user is still in Porto.", "home"),
+        ("The user is still in school.", ""),
         ("The user's name is Priya.", "name"),
         ("The user's timezone is UTC.", "timezone"),
         ("The user is 19 years old.", "age"),
