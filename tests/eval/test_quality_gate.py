@@ -167,13 +167,13 @@ def test_the_unseen_set_holds_its_floors(unseen):
 @pytest.mark.django_db
 def test_the_chat_set_holds_its_floors(chats):
     # Floors just under the figures measured offline (README "Memory quality"): 0.387 write
-    # recall, 0.800 precision, 0.200 false memories, 0.941 invented rejected, 0.381 right first,
+    # recall, 0.828 precision, 0.172 false memories, 0.941 invented rejected, 0.381 right first,
     # 0.372 read recall, 1/11 injected. When the set was written: 0.371, 0.793, 0.207, 0.941,
     # 0.357, 0.349.
     assert chats.leaked == 0 and chats.twins == 0
     assert chats.write_recall >= 0.38
-    assert chats.write_precision >= 0.79
-    assert chats.false_memory_rate <= 0.21
+    assert chats.write_precision >= 0.82
+    assert chats.false_memory_rate <= 0.18
     assert chats.invented_rejection >= 0.94
     assert chats.right_first >= 0.37
     assert chats.read_recall >= 0.36
