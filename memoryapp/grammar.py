@@ -935,7 +935,7 @@ _WANTING = frozenset("want wish need".split())
 _QUESTIONING = frozenset("ask wonder inquire".split())
 # "The user wants a recipe for apple strudel.", "The user wants to calculate 15% of 80.": what
 # the turn asks for, answered once, in any language the turn was in; not a fact about the user.
-_ONE_OFF_TASKS = frozenset("calculate compute convert translate solve".split())
+_ONE_OFF_TASKS = frozenset("calculate compute convert".split())  # "wants to solve a Rubik's cube" is a goal
 _ONE_OFF_ASKS = frozenset(
     "recipe tip idea suggestion recommendation advice example explanation summary translation "
     "poem haiku joke story answer".split()

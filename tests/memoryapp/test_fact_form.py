@@ -154,6 +154,7 @@ def test_a_models_terse_facts_are_stored_as_sentences_and_its_answers_are_not(al
         "The user can speak Mandarin.",
         "The user wants the assistant to give recipes in grams.",
         "The user needs a wheelchair.",
+        "The user wants to solve a Rubik's cube in under a minute.",
     ],
 )
 def test_goals_and_abilities_are_facts(fact):
