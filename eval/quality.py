@@ -50,7 +50,7 @@ class TurnOutcome:
     expected: int  # facts the turn states
     found: int  # of those, written or refreshed by the turn
     written: int  # memories the turn wrote or refreshed
-    correct: int  # of those, memories that state one of the turn's facts
+    correct: int  # of those, memories that state one of the turn's facts, optional ones included
     false: int  # live memories the turn created that state none of the user's facts
 
 
@@ -321,7 +321,7 @@ def _write_pass(suite_user: SuiteUser, user, report: Report) -> set[int]:
             expected=len(suite_turn.facts),
             found=sum(key in written for key in suite_turn.facts),
             written=len(written),
-            correct=sum(key in suite_turn.facts for key in written),
+            correct=sum(key in suite_turn.facts or key in suite_turn.optional for key in written),
             false=false_by_turn[turn.pk],
         )
         report.turn_outcomes.append(outcome)

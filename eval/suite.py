@@ -38,6 +38,7 @@ class ExpectedFact:
     key: str
     text: str
     alternatives: tuple[tuple[str, ...], ...]
+    optional: bool = False  # true and durable, but a careful extractor may leave it out
 
     def match_strength(self, memory_text: str) -> int:
         """How many keywords of the best matching alternative the memory has; 0 if none matches."""
@@ -55,6 +56,7 @@ class SuiteTurn:
     facts: tuple[str, ...]
     kind: str = ""  # what sort of turn it is; unlabelled: "stated" or "nothing"
     lang: str = "en"
+    optional: tuple[str, ...] = ()  # facts it also states that it may or may not write
 
     def __post_init__(self) -> None:
         if not self.kind:
@@ -81,13 +83,21 @@ class SuiteUser:
     probes: tuple[Probe, ...]
 
     def classify(self, memory_text: str) -> str | None:
-        """The labelled fact a stored memory states, or None when it states none of them."""
-        best_key, best = None, 0
-        for key, fact in self.facts.items():
-            strength = fact.match_strength(memory_text)
-            if strength > best:
-                best_key, best = key, strength
-        return best_key
+        """The labelled fact a stored memory states, or None when it states none of them.
+
+        An optional fact is only the answer when no expected fact matches, so it never takes a
+        memory away from the fact a turn should write."""
+        for optional in (False, True):
+            best_key, best = None, 0
+            for key, fact in self.facts.items():
+                if fact.optional != optional:
+                    continue
+                strength = fact.match_strength(memory_text)
+                if strength > best:
+                    best_key, best = key, strength
+            if best_key is not None:
+                return best_key
+        return None
 
 
 @dataclass(frozen=True)
@@ -112,12 +122,12 @@ class Suite:
         return sum(len(u.probes) for u in self.users)
 
 
-def _keys(raw: object, known: dict[str, ExpectedFact], where: str) -> tuple[str, ...]:
+def _keys(raw: object, known: dict[str, ExpectedFact], where: str, noun: str = "expected facts") -> tuple[str, ...]:
     if not isinstance(raw, list) or not all(isinstance(k, str) for k in raw):
         raise SuiteError(f"{where}: expected a list of fact keys")
     unknown = [k for k in raw if k not in known]
     if unknown:
-        raise SuiteError(f"{where}: unknown fact keys {unknown}")
+        raise SuiteError(f"{where}: keys that are not {noun}: {unknown}")
     return tuple(raw)
 
 
@@ -144,26 +154,32 @@ def load_suite(path: Path | str = DEFAULT_SUITE) -> Suite:
             alternatives = tuple(tuple(normalise(a).split()) for a in raw_fact["match"])
             if not alternatives or not all(alternatives):
                 raise SuiteError(f"{name}.{key}: match needs at least one non-empty alternative")
-            facts[key] = ExpectedFact(key=key, text=raw_fact["text"], alternatives=alternatives)
+            optional = raw_fact.get("optional", False)
+            if not isinstance(optional, bool):
+                raise SuiteError(f"{name}.{key}: optional must be true or false")
+            facts[key] = ExpectedFact(key=key, text=raw_fact["text"], alternatives=alternatives, optional=optional)
+        expected = {k: f for k, f in facts.items() if not f.optional}
+        optional_facts = {k: f for k, f in facts.items() if f.optional}
         turns = tuple(
             SuiteTurn(
                 text=t["text"],
-                facts=_keys(t.get("facts", []), facts, f"{name} turn {n}"),
+                facts=_keys(t.get("facts", []), expected, f"{name} turn {n}"),
                 kind=_label(t, "kind", f"{name} turn {n}"),
                 lang=_label(t, "lang", f"{name} turn {n}") or "en",
+                optional=_keys(t.get("optional", []), optional_facts, f"{name} turn {n}", "optional facts"),
             )
             for n, t in enumerate(raw_user.get("turns", []), start=1)
         )
         probes = tuple(
             Probe(
                 text=p["text"],
-                expect=_keys(p.get("expect", []), facts, f"{name} probe {n}"),
+                expect=_keys(p.get("expect", []), expected, f"{name} probe {n}"),
                 kind=_label(p, "kind", f"{name} probe {n}"),
                 lang=_label(p, "lang", f"{name} probe {n}") or "en",
             )
             for n, p in enumerate(raw_user.get("probes", []), start=1)
         )
-        unstated = set(facts) - {k for t in turns for k in t.facts}
+        unstated = set(facts) - {k for t in turns for k in (*t.facts, *t.optional)}
         if unstated:
             raise SuiteError(f"{name}: facts no turn states: {sorted(unstated)}")
         users.append(SuiteUser(name=name, facts=facts, turns=turns, probes=probes))
