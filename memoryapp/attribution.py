@@ -25,6 +25,8 @@ RELATIONS = (
     "doctor", "dentist", "therapist", "cousin", "aunt", "uncle", "niece", "nephew", "grandmother",
     "grandfather", "grandma", "grandpa", "grandson", "granddaughter", "client", "customer", "landlord",
     "mentor", "student", "classmate", "teammate", "assistant", "ex", "in-law", "family", "team",
+    "accountant", "lawyer", "coach", "trainer", "tutor", "nanny", "babysitter", "chef", "barber",
+    "hairdresser", "mechanic", "vet", "supervisor", "professor",
 )  # fmt: skip
 _RELATION = r"(?:" + "|".join(re.escape(r) for r in RELATIONS) + r")(?:s|es)?"
 _FILLER = r"(?:(?:well|so|also|actually|oh|yes|yeah|ok|okay|honestly|btw|and|but|now|then|plus|anyway)\W+)*"
@@ -33,7 +35,7 @@ _THIRD_PARTY = re.compile(
     re.IGNORECASE,
 )
 _NAMED_SUBJECT = re.compile(
-    r"^(?:(?:Dr|Mr|Ms|Mrs|Prof)\.?\s+)?(?!I\b|I'|I’)[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)*\s+"
+    r"^(?:(?:Dr|Mr|Ms|Mrs|Prof)\.?\s+)?(?!I\b|I'|I’|We\b|We'|We’)[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)*\s+"
     r"(?:is|was|are|were|has|had|lives|lived|works|worked|loves|likes|prefers|moved|grew|wants|hates|"
     r"plays|speaks|comes|came|was born|owns|uses|eats|drinks)\b"
 )

@@ -229,6 +229,35 @@ def only_asks(text: str) -> bool:
     return bool(sentences) and all(part.endswith(("?", "？")) for part in sentences) and not _STANDING.search(said)
 
 
+def code_spans(text: str) -> list[str]:
+    """The code the turn quotes, inline or fenced, without its backticks."""
+    return [m.group(0).strip("`").strip() for m in _CODE.finditer(text) if m.group(0).strip("`").strip()]
+
+
+_ASKS_FIRST = frozenset(
+    "what what's whats how how's why when where where's who who's whom whose which is are was were do does did "
+    "can could should would will shall may might have has any anyone".split()
+)
+
+
+def asks_outright(text: str) -> bool:
+    """Does every sentence of the turn open with a question word ("Is it safe ...?", "What
+    rhymes ...?")? "Vim user here, what's the best plugin manager?" first says who is asking."""
+    said = own_words(text).strip()
+    sentences = [part.strip() for part in _SENTENCE_END.split(said) if part.strip()]
+    firsts = [re.match(r"[\w'’]+", part) for part in sentences]
+    return bool(sentences) and all(
+        m is not None and m.group(0).lower().replace("’", "'") in _ASKS_FIRST for m in firsts
+    )
+
+
+def speaks_of_anyone(text: str) -> bool:
+    """Does the turn, outside its quotes and code, say "I", "me", "my", "we" or "our", or speak
+    to "you"?"""
+    words = re.findall(r"\w+", own_words(text).lower())  # "we're" -> "we", "re"
+    return any(word in _FIRST_PERSON or word in _LISTENER for word in words)
+
+
 def is_forget_request(doc: Doc) -> bool:
     """ "Forget that I live in Porto", "please don't remember this": the user asks for less memory."""
     for sent in doc.sents:
@@ -957,6 +986,33 @@ _FEELINGS = frozenset(
 )
 _FEARING = frozenset("afraid scared terrified frightened".split())
 _FEELING_IDIOMS = re.compile(r"\b(?:over the moon|on cloud nine|on top of the world)\b", re.I)
+# "Had a lovely walk", "took a nap", "has had meetings all day": "have" or "take" with a noun of
+# something done and over is an episode when it is past. "Has meetings on Mondays" is a habit,
+# and "had a baby" or "had knee surgery" changed a life: those nouns are not on the list.
+_LIGHT_VERBS = frozenset("have take".split())
+_DONE_AND_OVER = frozenset(
+    "walk stroll hike run jog swim ride workout session training class lesson practice game match "
+    "meeting call chat talk conversation argument fight row interview appointment visit admission shift "
+    "day night evening morning afternoon week weekend time blast laugh cry "
+    "lunch dinner breakfast brunch meal snack drink coffee picnic barbecue party nap rest break shower bath "
+    "look go".split()
+)
+# Whatever the verb, these were a day's work once done: "covered three extra shifts", "attended a
+# meeting". "Works night shifts" is present and stays.
+_A_DAYS_WORK = frozenset("shift meeting call admission appointment session".split())
+# "My arms are dead", "my eyes are streaming": how a part of the body is today.
+_BODY = frozenset(
+    "arm leg back knee eye head foot feet hand neck shoulder throat stomach belly muscle calf thigh hip "
+    "wrist ankle finger toe body brain".split()
+)
+_BODY_TODAY = frozenset(
+    "dead sore stiff numb achy aching tired wrecked killing swollen itchy red streaming pounding throbbing "
+    "burning hurting jelly".split()
+)
+_ACHING = frozenset("hurt ache kill stream throb burn itch pound sting".split())
+# "moved again in May": the move without where to or from.
+_MOVING = frozenset("move relocate".split())
+_NO_PLACE = frozenset("again recently finally just already also eventually once twice house home".split())
 
 
 def fact_problems(facts: list[str], turn: str = "") -> list[str | None]:
@@ -1044,6 +1100,12 @@ def _fact_problem(doc: Doc, names: set[str]) -> str | None:
         return 'the fact keeps the speaker\'s own "I" or "we": it is not all about the user in the third person'
     if root is not None and _passing_feeling(doc, root):
         return "the fact is a feeling of the moment, not a lasting fact"
+    if root is not None and _episode(root):
+        return "the fact tells of something done once and over, not a lasting fact"
+    if subject is not None and root is not None and _body_today(subject, root):
+        return "the fact is how a part of the user's body feels today, not a lasting fact"
+    if root is not None and _placeless_move(root):
+        return "the fact tells of a move but not where to"
     if _of_two(doc):
         return "the fact is about the user and someone else together, told of the user alone"
     return None
@@ -1078,6 +1140,64 @@ def _passing_feeling(doc: Doc, root: Token) -> bool:
     )
 
 
+def _episode(root: Token) -> bool:
+    """Is the fact a past "had" or "took" of something done and over ("The user had a gorgeous
+    walk along the harbour.", "The user has had meetings all day."), or a day's work done
+    ("The user covered three extra shifts.")?"""
+    past = root.tag_ == "VBD" or (
+        root.tag_ == "VBN" and any(c.dep_ == "aux" and c.lemma_ == "have" for c in root.children)
+    )
+    lasted = any(  # "worked night shifts for ten years" is a part of a life
+        c.dep_ == "prep" and c.lower_ in {"for", "since"} and any(o.lemma_ in {"year", "decade"} for o in c.subtree)
+        for c in root.children
+    )
+    if not past or lasted:
+        return False
+    done = _DONE_AND_OVER if root.lemma_ in _LIGHT_VERBS else _A_DAYS_WORK
+    return any(c.dep_ == "dobj" and c.lemma_.lower() in done for c in root.children)
+
+
+def _body_today(subject: Token, root: Token) -> bool:
+    """Is the fact how a part of the user's body is today ("The user's arms are dead.", "The
+    user's eyes are streaming.")? "The user has a bad knee" is about the user, not a part."""
+    if subject.lemma_.lower() not in _BODY or not any(
+        c.dep_ == "poss" and c.lower_ == "user" for c in subject.children
+    ):
+        return False
+    if root.lemma_ in _ACHING or root.lower_ in _BODY_TODAY:  # "are wrecked" parses as a passive
+        return True
+    return root.lemma_ in {"be", "feel"} and any(
+        c.dep_ in {"acomp", "attr", "oprd"} and c.lower_ in _BODY_TODAY for c in root.children
+    )
+
+
+def _placeless_move(root: Token) -> bool:
+    """Does the fact say the user moved, and nothing of where ("The user moved again in May
+    2024.")? A time or a word like "again" is no place; "moved abroad", "moved in with Sam" and
+    "moved to Leeds" say one."""
+    if root.lemma_ not in _MOVING:
+        return False
+    for child in root.children:
+        if child.dep_ in {"nsubj", "nsubjpass", "aux", "auxpass", "punct", "neg", "npadvmod"}:
+            continue
+        if child.dep_ == "advmod" and child.lower_ in _NO_PLACE:
+            continue
+        if child.dep_ == "prep" and child.lower_ in {"in", "on", "at", "during", "after", "before", "since", "last"}:
+            objects = [o for o in child.children if o.dep_ == "pobj"]
+            if objects and all(_is_time(o) for o in objects):
+                continue
+        return False
+    return True
+
+
+def _is_time(token: Token) -> bool:
+    """A month, weekday, year or time noun, with what modifies it ("May 2024", "the spring")."""
+    words = [t for t in token.subtree if not t.is_punct and t.dep_ not in {"det", "amod", "nummod"}]
+    return all(
+        t.lower_ in _DATE_WORDS or t.lemma_.lower() in _DATE_WORDS or (t.like_num and len(t.text) == 4) for t in words
+    ) or (token.like_num and len(token.text) == 4)
+
+
 def _of_two(doc: Doc) -> bool:
     """Is a fact with the user alone as its subject about two people ("The user is both on
     different paths.", "The user makes a great team.")? "The user and their sister both ..."
@@ -1086,7 +1206,21 @@ def _of_two(doc: Doc) -> bool:
         return False
     root = _root(doc)
     both = any(t.lower_ == "both" and (t.head == root or t.head.lower_ == "user") for t in doc)
-    return both or bool(_BETWEEN_US.search(doc.text))
+    return both or bool(_BETWEEN_US.search(doc.text)) or _met_alone(root)
+
+
+# "We meet the first Sunday of every month": one person does not meet, talk or argue alone.
+_RECIPROCAL = frozenset("meet talk chat argue fight split reconnect".split())
+
+
+def _met_alone(root: Token | None) -> bool:
+    """Is the user alone the subject of a verb that takes two ("The user meets the first Sunday
+    of every month.")? "The user meets their mentor every Friday" and "talks with Sam" name the other."""
+    if root is None or root.lemma_ not in _RECIPROCAL:
+        return False
+    return not any(
+        c.dep_ in {"dobj", "prt"} or (c.dep_ == "prep" and c.lower_ in {"with", "to", "up"}) for c in root.children
+    )
 
 
 # Who is in the user's family is the user's fact: a relative's name, age or birth ("The user's

@@ -121,7 +121,8 @@ def gate_facts(
     0. it carries no secret (a password, key, card, bank or id number) and no contact detail the
        user did not ask to be remembered (see memoryapp.sensitive), and it is an English
        sentence about the user, not about the assistant or someone the user knows (see
-       memoryapp.grammar.fact_problems);
+       memoryapp.grammar.fact_problems), nor what a turn that only asks, and never speaks of
+       the user, was guessed to presume;
     1. its cosine similarity to the turn, or to one clause of it, is at or above the write
        gate: a fact the extractor invented scores low against its own source; and
     2. the clause that supports it best is the user speaking about themselves: similarity
@@ -150,7 +151,7 @@ def gate_facts(
     problems = grammar.fact_problems(facts, content)
     across = _across_languages(content, facts)
     for i, (text, vector, problem) in enumerate(zip(facts, fact_vectors, problems, strict=True)):
-        refused = sensitive.refusal(content, text) or problem or _asked_once(text, content)
+        refused = sensitive.refusal(content, text) or problem or _asked_once(text, content) or _presumed(text, content)
         if refused:
             rejected.append(GatedFact(text, 0.0, vector, refused))
             continue
@@ -183,6 +184,25 @@ def _asked_once(fact: str, content: str) -> str | None:
     from a turn that only asks is refused."""
     if _INSTRUCTION.match(fact) and grammar.only_asks(content):
         return "the fact makes a question asked once a standing instruction"
+    return None
+
+
+def _presumed(fact: str, content: str) -> str | None:
+    """A fact from a turn that only asks and never speaks of the user ("Is `git rebase -i` safe
+    on a shared branch?" -> "The user is using `git rebase -i` on a shared branch.") is what
+    the question was guessed to presume. A turn that speaks to "you" is left to the rules on
+    the listener and on questions asked of the assistant. The turn must read as English, and open every sentence
+    with a question word ("Vim user here, what's ...?" says who asks), for its lack of "I" and
+    "my" to mean anything, unless the fact copies the turn's code."""
+    if (
+        grammar.only_asks(content)
+        and not grammar.speaks_of_anyone(content)
+        and (
+            (grammar.asks_outright(content) and grammar.looks_english(grammar.analyse(content)))
+            or any(code in fact for code in grammar.code_spans(content))
+        )
+    ):
+        return "the turn only asks, and says nothing of the user"
     return None
 
 

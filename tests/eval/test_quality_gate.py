@@ -150,15 +150,15 @@ def test_the_offline_default_remembers_and_recalls_most_of_the_suite(report):
 @pytest.mark.django_db
 def test_the_unseen_set_holds_its_floors(unseen):
     # Floors just under the figures measured with the grammar extractor and the multilingual
-    # embedder (README "Memory quality", "The embedder"): 0.432 write recall, 0.948 precision,
-    # 0.034 false memories, 0.761 invented rejected, 0.415 right first, 0.439 read recall, 0/34
+    # embedder (README "Memory quality", "The embedder"): 0.441 write recall, 0.982 precision,
+    # 0 false memories (0/57), 0.761 invented rejected, 0.415 right first, 0.439 read recall, 0/34
     # injected (0.600 read precision, 0.675 with the recall floor at 0.19). all-MiniLM-L6-v2 gave
     # 0.354 right first and 1/34 injected on the same memories. Before the set's optional facts
     # (eval/README.md, "Adjudication"): 0.879 precision, 0.103 false memories.
     assert unseen.leaked == 0 and unseen.twins == 0
-    assert unseen.write_recall >= 0.42
-    assert unseen.write_precision >= 0.94
-    assert unseen.false_memory_rate <= 0.04
+    assert unseen.write_recall >= 0.43
+    assert unseen.write_precision >= 0.97
+    assert unseen.false_memory_rate <= 0.02
     assert unseen.invented_rejection >= 0.76
     assert unseen.right_first >= 0.40
     assert unseen.read_recall >= 0.43
@@ -168,13 +168,13 @@ def test_the_unseen_set_holds_its_floors(unseen):
 @pytest.mark.django_db
 def test_the_chat_set_holds_its_floors(chats):
     # Floors just under the figures measured offline (README "Memory quality"): 0.387 write
-    # recall, 0.862 precision, 0.138 false memories, 0.941 invented rejected, 0.381 right first,
+    # recall, 1.000 precision, 0 false memories (0/25), 0.941 invented rejected, 0.381 right first,
     # 0.372 read recall, 1/11 injected (before the set's optional facts: 0.828 precision, 0.172
     # false memories). When the set was written: 0.371, 0.793, 0.207, 0.941, 0.357, 0.349.
     assert chats.leaked == 0 and chats.twins == 0
     assert chats.write_recall >= 0.38
-    assert chats.write_precision >= 0.85
-    assert chats.false_memory_rate <= 0.14
+    assert chats.write_precision >= 0.97
+    assert chats.false_memory_rate <= 0.04
     assert chats.invented_rejection >= 0.94
     assert chats.right_first >= 0.37
     assert chats.read_recall >= 0.36

@@ -54,6 +54,22 @@ def _rejection(turn: str, fact: str) -> str:
         ("My daughter won the spelling bee, I'm so proud!", "The user feels proud of their daughter.", "feeling"),
         ("We're both on night shifts this month.", "The user is both on night shifts.", "someone else together"),
         ("My sister and I cook a lot, we make a great team.", "The user makes a great team.", "someone else together"),
+        ("Book club is fun, we meet every other Thursday.", "The user meets every other Thursday.", "together"),
+        # an episode of one day, a body's state today and a move with no place are over or empty
+        ("Took the dog out, then had a long lunch with Ana.", "The user had a long lunch with Ana.", "once and over"),
+        ("Uf, el lunes tuve reuniones todo el día.", "The user has had meetings all day on Monday.", "once and over"),
+        ("Went bouldering, my fingers are wrecked.", "The user's fingers are wrecked.", "body"),
+        ("My calves are so sore after the run.", "The user's calves are sore.", "body"),
+        ("We moved again, it's chaos.", "The user moved again in May 2024.", "not where to"),
+        ("Covered three extra shifts this week, I'm done.", "The user covered three extra shifts.", "once and over"),
+        # what a turn that only asks, and never says "I" or "my", presumes of the user
+        (
+            "Is `git rebase -i HEAD~3` safe on a shared branch?",
+            "The user is using `git rebase -i HEAD~3`.",
+            "only asks",
+        ),
+        ("¿Por qué falla `df.merge(x)`?", "The user calls `df.merge(x)` in their code.", "only asks"),
+        ("Is oat milk OK for vegans?", "The user is vegan.", "says nothing of the user"),
         # a fact that breaks off where the extractor lost the rest of its phrase
         ("My teammates and I were thrilled.", "The user was thrilled their teammates and.", "mid-phrase"),
         ("I'm a huge fan of jazz.", "The user is a huge fan of.", "mid-phrase"),
@@ -79,6 +95,10 @@ def test_a_fact_not_about_the_user_is_rejected_whatever_its_similarity(turn, fac
         ("Our cat Miso hates the vacuum cleaner.", "The user's cat Miso hates the vacuum cleaner."),
         # a question may carry a fact in passing
         ("Can you suggest a cover for my Kindle Paperwhite?", "The user has a Kindle Paperwhite."),
+        ("I use `pnpm` for everything, how do I update it?", "The user uses `pnpm`."),
+        ("Is it weird that we still live in Glasgow?", "The user lives in Glasgow."),
+        ("We're saving for a house, any budgeting apps?", "The user is saving for a house."),
+        ("Vim user here, what's the best plugin manager?", "The user uses Vim."),
         ("Please always answer me in Spanish.", "The user wants the assistant to answer in Spanish."),
         ("Metric units for me, always.", "The user prefers the assistant to use metric units."),
         ("I expect you to always cite your sources.", "The user expects the assistant to cite sources."),
@@ -95,6 +115,17 @@ def test_a_fact_not_about_the_user_is_rejected_whatever_its_similarity(turn, fac
         ("I teach by day and paint by night.", "The user is both a teacher and a painter."),
         ("My sister and I both love hiking.", "The user and their sister both love hiking."),
         ("I have two kids, both in primary school.", "The user has two kids, both in primary school."),
+        # a past "had" that changed a life, a habit, a body part that stays so, a move to a place
+        ("We had a baby girl in April!", "The user had a baby girl in April."),
+        ("I had my appendix out in 2019.", "The user had their appendix out in 2019."),
+        ("I have choir practice every Wednesday.", "The user has choir practice every Wednesday."),
+        ("I've had a cat named Pixel since 2015.", "The user has had a cat named Pixel since 2015."),
+        ("My left eye is blind since birth.", "The user's left eye has been blind since birth."),
+        ("We moved to Leeds in May.", "The user moved to Leeds in May."),
+        ("We had our first baby in March!", "The user had their first baby in March."),
+        ("We moved abroad in 2019.", "The user moved abroad in 2019."),
+        ("I meet my mentor every Friday.", "The user meets their mentor every Friday."),
+        ("I worked night shifts for ten years.", "The user worked night shifts for ten years."),
         # a phrase may end in a particle or a preposition left behind by its clause
         ("I love to dress up.", "The user loves to dress up."),
         ("I have so many books to choose from.", "The user has a lot of books to choose from."),
