@@ -58,7 +58,14 @@ _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
 # "Me and my dad have been restoring a Beetle": the user is in the subject, so the clause is not
 # split after "Me" and left to the dad (read as "Me with my dad ...").
 _WITH_ME = re.compile(r"^(\W*(?:me|i))\s+(?:and|&)(?=\s)", re.IGNORECASE)
-_CLAUSE = re.compile(r",\s*|\s+(?:and|but|so|because|while|although|whereas)\s+", re.IGNORECASE)
+# "And" and "but" in the other languages the multilingual encoder reads, so that "Sou desenvolvedor e
+# moro em Belo Horizonte." is two clauses, each close to its own fact. Not the words that are also
+# common words elsewhere: Dutch "en" ("in" in Spanish), Polish "i" (English "I"), Italian "ma"
+# (Polish "has").
+_CLAUSE = re.compile(
+    r",\s*|\s+(?:and|but|so|because|while|although|whereas|et|mais|und|aber|y|pero|e|ed|ve|ama|и|но)\s+",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
