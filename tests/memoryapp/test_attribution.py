@@ -69,6 +69,22 @@ def test_a_clause_without_a_subject_belongs_to_the_previous_one():
     ]
 
 
+@pytest.mark.parametrize(
+    ("turn", "parts"),
+    [
+        ("Sou desenvolvedor e moro em Belo Horizonte.", ["Sou desenvolvedor", "moro em Belo Horizonte"]),
+        ("Я живу в Казани и работаю переводчиком.", ["Я живу в Казани", "работаю переводчиком"]),
+        ("Ich heiße Lea und wohne in Leipzig.", ["Ich heiße Lea", "wohne in Leipzig"]),
+        # "en" is "and" in Dutch but "in" in Spanish; Polish "i" is English "I"
+        ("Vivo en Madrid desde 2019.", ["Vivo en Madrid desde 2019"]),
+        ("Mam psa i kota.", ["Mam psa i kota"]),
+        ("so i guess I live in Leeds now", ["so i guess I live in Leeds now"]),
+    ],
+)
+def test_clauses_split_at_and_in_the_languages_the_encoder_reads(turn, parts):
+    assert [c.text for c in clauses(turn)] == parts
+
+
 def test_a_clause_about_the_person_spoken_to_is_the_listeners():
     parts = clauses("Thanks, Jon! You were brave, I was not. Did you ever go back?")
     assert [(c.text, c.subject) for c in parts] == [
