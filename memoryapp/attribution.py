@@ -35,7 +35,7 @@ _THIRD_PARTY = re.compile(
     re.IGNORECASE,
 )
 _NAMED_SUBJECT = re.compile(
-    r"^(?:(?:Dr|Mr|Ms|Mrs|Prof)\.?\s+)?(?!I\b|I'|I’|We\b|We'|We’)[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)*\s+"
+    r"^(?:(?:Dr|Mr|Ms|Mrs|Prof)\.?\s+)?(?!I\b|I'|I’|We\b)[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)*\s+"
     r"(?:is|was|are|were|has|had|lives|lived|works|worked|loves|likes|prefers|moved|grew|wants|hates|"
     r"plays|speaks|comes|came|was born|owns|uses|eats|drinks)\b"
 )

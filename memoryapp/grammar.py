@@ -224,14 +224,21 @@ def only_asks(text: str) -> bool:
     ("Che ore sono a New York?", "Can you translate 'cheers' into French?")? Such a turn asks
     for one answer; it does not tell the assistant how to answer from now on ("Could you always
     answer in French?" does)."""
-    said = own_words(text).strip()
-    sentences = [part.strip() for part in _SENTENCE_END.split(said) if part.strip()]
-    return bool(sentences) and all(part.endswith(("?", "？")) for part in sentences) and not _STANDING.search(said)
+    sentences = _own_sentences(text)
+    return (
+        bool(sentences)
+        and all(part.endswith(("?", "？")) for part in sentences)
+        and not _STANDING.search(own_words(text))
+    )
+
+
+def _own_sentences(text: str) -> list[str]:
+    return [part.strip() for part in _SENTENCE_END.split(own_words(text).strip()) if part.strip()]
 
 
 def code_spans(text: str) -> list[str]:
     """The code the turn quotes, inline or fenced, without its backticks."""
-    return [m.group(0).strip("`").strip() for m in _CODE.finditer(text) if m.group(0).strip("`").strip()]
+    return [code for m in _CODE.finditer(text) if (code := m.group(0).strip("`").strip())]
 
 
 _ASKS_FIRST = frozenset(
@@ -243,8 +250,7 @@ _ASKS_FIRST = frozenset(
 def asks_outright(text: str) -> bool:
     """Does every sentence of the turn open with a question word ("Is it safe ...?", "What
     rhymes ...?")? "Vim user here, what's the best plugin manager?" first says who is asking."""
-    said = own_words(text).strip()
-    sentences = [part.strip() for part in _SENTENCE_END.split(said) if part.strip()]
+    sentences = _own_sentences(text)
     firsts = [re.match(r"[\w'’]+", part) for part in sentences]
     return bool(sentences) and all(
         m is not None and m.group(0).lower().replace("’", "'") in _ASKS_FIRST for m in firsts
@@ -1195,7 +1201,7 @@ def _is_time(token: Token) -> bool:
     words = [t for t in token.subtree if not t.is_punct and t.dep_ not in {"det", "amod", "nummod"}]
     return all(
         t.lower_ in _DATE_WORDS or t.lemma_.lower() in _DATE_WORDS or (t.like_num and len(t.text) == 4) for t in words
-    ) or (token.like_num and len(token.text) == 4)
+    )
 
 
 def _of_two(doc: Doc) -> bool:
