@@ -258,6 +258,12 @@ MEMORY_EXTRACTOR = env_str("MEMORY_EXTRACTOR", "")
 # is asked only about the other turns (other languages, facts the parse cannot read). Off: the
 # model extracts from every turn. Measured both ways in README "Memory quality".
 MEMORY_GRAMMAR_FIRST = env_bool("MEMORY_GRAMMAR_FIRST", True)
+# With a model configured, a turn in another language is first translated into English by it;
+# the parse reads the translation, and the gate weighs facts against it too when the
+# multilingual encoder finds it at least MEMORY_READING_FLOOR close to the turn (a translation
+# that drifts, or a language the encoder does not read, is not used). README "Memory quality".
+MEMORY_READ_IN_ENGLISH = env_bool("MEMORY_READ_IN_ENGLISH", True)
+MEMORY_READING_FLOOR = env_float("MEMORY_READING_FLOOR", 0.55, minimum=0.0)
 
 # "local-multilingual" is the Universal Sentence Encoder multilingual v3 (16 languages, 512
 # dimensions) and "local" all-MiniLM-L6-v2 (English, 384), both shipped in wheels; any other

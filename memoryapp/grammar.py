@@ -82,7 +82,21 @@ def own_words(text: str) -> str:
 def analyse(text: str) -> Doc:
     """The parse of what the user says in their own voice. The write path asks twice per turn
     (is it a request to forget? what does it state?), so the last few parses are kept."""
-    return parser()(own_words(text))
+    doc = parser()(own_words(text))
+    for token in doc:
+        # "I live in Leeds and work as a nurse": the tagger reads "work" as a noun joined to the
+        # verb, which would run both clauses into one. A bare noun joined by "and" to a verb,
+        # with nothing that only a noun takes (an article, a possessive, an adjective), is a verb.
+        if (
+            token.dep_ == "conj"
+            and token.pos_ == "NOUN"
+            and token.head.pos_ == "VERB"
+            and any(c.dep_ == "cc" for c in token.head.children if c.i < token.i)
+            and not any(c.dep_ in {"det", "poss", "amod", "compound", "nummod"} for c in token.children)
+            and any(c.dep_ == "prep" for c in token.children)
+        ):
+            token.pos_, token.tag_ = "VERB", token.head.tag_
+    return doc
 
 
 @functools.lru_cache(maxsize=64)
@@ -209,11 +223,20 @@ _ENGLISH = frozenset(
 )
 
 
+# English words that are common words of other languages written in Latin letters too: Polish,
+# Czech and Croatian "i" (and; "I" is English) and "to" (it), German "am" (at the).
+_SHARED = frozenset({"i", "to", "am"})
+
+
 def looks_english(doc: Doc) -> bool:
-    """Whether the turn is English enough for an English parse to mean anything."""
+    """Whether the turn is English enough for an English parse to mean anything. A turn whose only
+    English-looking words are also words of another language does not count when it has letters
+    English does not use ("Mój mąż jest pilotem i ...")."""
     words = [t for t in doc if t.is_alpha]
-    marked = sum(t.lower_ == "i" or t.lower_ in _ENGLISH for t in words)
-    return marked >= max(1, 0.1 * len(words))
+    marks = [t.text if t.lower_ == "i" else t.lower_ for t in words if t.lower_ == "i" or t.lower_ in _ENGLISH]
+    if marks and set(marks) <= _SHARED and any(not t.text.isascii() for t in words):
+        return False
+    return len(marks) >= max(1, 0.1 * len(words))
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？])")

@@ -22,7 +22,7 @@ from pgvector import Vector
 from chat.models import Turn
 from memoryapp import attribution, grammar, sensitive, thresholds
 from memoryapp.embeddings import get_embedder, get_multilingual_embedder
-from memoryapp.extraction import clean_fact, declined, extract_facts
+from memoryapp.extraction import clean_fact, declined, english_reading, extract_facts
 from memoryapp.hashing import content_hash
 from memoryapp.models import Memory, MemoryEvent, MemoryEvidence, MemoryRecall
 from memoryapp.slots import slot_of
@@ -111,11 +111,18 @@ class GatedFact:
 
 
 def gate_facts(
-    content: str, facts: list[str], *, content_vector: np.ndarray | None = None
+    content: str,
+    facts: list[str],
+    *,
+    content_vector: np.ndarray | None = None,
+    reading: str | None = None,
 ) -> tuple[str, list[GatedFact], list[GatedFact]]:
     """Embed the turn, its clauses and the candidate facts in one batch; split the facts into
     kept and rejected. `content_vector`, the turn's own embedding by the configured model when
-    the read path already made it, is used instead of embedding the turn again.
+    the read path already made it, is used instead of embedding the turn again. `reading`, the
+    model's English reading of a turn in another language, adds its clauses to the turn's when
+    the multilingual encoder finds it close to the turn (MEMORY_READING_FLOOR): a clause of it
+    can then support a fact, and be read for whose fact it is, as an English clause is.
 
     A fact is kept when
     0. it carries no secret (a password, key, card, bank or id number) and no contact detail the
@@ -135,6 +142,8 @@ def gate_facts(
     parts = attribution.clauses(content)[:_MAX_GATE_CLAUSES]
     if not parts:
         parts = [attribution.Clause(content, "unknown")]
+    read = attribution.clauses(reading)[:_MAX_GATE_CLAUSES] if reading and _faithful(content, reading) else []
+    parts += read
     sources = [content, *(part.text for part in parts)]
     said = {i: text for i, fact in enumerate(facts) if (text := as_said(fact))}
     if content_vector is not None:
@@ -161,21 +170,43 @@ def gate_facts(
             similarities = np.maximum(similarities, source_vectors @ said_vectors[i] - margin)
         similarity = float(np.max(similarities))
         if across is not None:
-            # English facts from a turn in another language: the multilingual encoder decides
-            similarity, passed = float(across[0][i]), float(across[0][i]) >= across[1]
+            # English facts from a turn in another language: the multilingual encoder decides,
+            # or the configured encoder against the English reading's clauses
+            read_best = float(np.max(similarities[len(sources) - len(read) :])) if read else -1.0
+            similarity = max(float(across[0][i]), read_best)
+            passed = float(across[0][i]) >= across[1] or read_best >= gate
         else:
             passed = similarity >= gate
         if not passed:
             rejected.append(GatedFact(text, similarity, vector, "too far from the turn"))
             continue
-        support = parts[int(np.argmax(similarities[1:]))]
+        best = int(np.argmax(similarities[1:]))
+        support = parts[best]
+        # A clause of the reading is weighed against the reading: its names and values are English
+        told = reading if best >= len(parts) - len(read) else content
         reason = (
             grammar.restated_question(text, support.text)
-            or attribution.misattribution(text, support, content)
-            or grammar.stale_value(text, content)
+            or attribution.misattribution(text, support, told)
+            or grammar.stale_value(text, told)
         )
         (rejected if reason else kept).append(GatedFact(text, similarity, vector, reason or ""))
     return embedder.name, kept, rejected
+
+
+def _numbers(text: str) -> set[int]:
+    return {int(digits) for digits in re.findall(r"\d+", text)}  # "٢٥" and "２５" are 25 too
+
+
+def _faithful(content: str, reading: str) -> bool:
+    """Whether an English reading says what the turn says, by the multilingual encoder: a
+    translation that drifts or garbles ("Vivo en Nápoles." -> "I am a pilot in Dubai.", 0.30),
+    or a turn in a language the encoder does not read, scores low against it. A number the turn
+    does not write is an invention of the reading ("I am 25 years old and ..."), however close
+    the rest is."""
+    if _numbers(reading) - _numbers(content):
+        return False
+    vectors = get_multilingual_embedder().embed([content, reading])
+    return float(vectors[0] @ vectors[1]) >= settings.MEMORY_READING_FLOOR
 
 
 def _asked_once(fact: str, content: str) -> str | None:
@@ -278,10 +309,11 @@ def remember(user: AbstractBaseUser, turn: Turn, *, turn_vector: np.ndarray | No
         logger.info("turn %s declined (%s); nothing from it is remembered", turn.pk, reason)
         return 0
 
-    facts = extract_facts(turn.content, said=turn.created_at.date())
+    reading = english_reading(turn.content)
+    facts = extract_facts(turn.content, said=turn.created_at.date(), reading=reading)
     if not facts:
         return 0
-    model_name, kept, rejected = gate_facts(turn.content, facts, content_vector=turn_vector)
+    model_name, kept, rejected = gate_facts(turn.content, facts, content_vector=turn_vector, reading=reading)
     for fact in rejected:
         logger.debug(
             "write gate rejected a fact from turn %s: %s (similarity %.3f)",

@@ -76,7 +76,8 @@ def fake_llm(fake_openai_server: FakeOpenAI, settings) -> Iterator[FakeOpenAI]:
 
     The model extracts from every turn here, so the answer a test scripts is the one gated;
     tests/memoryapp/test_grammar_first.py covers the default, where the parse of an English
-    turn comes first."""
+    turn comes first, and tests/memoryapp/test_english_reading.py the English reading of a
+    turn in another language, which is off here for the same reason."""
     fake_openai_server.chat_queue.clear()
     fake_openai_server.requests.clear()
     fake_openai_server.embedding_failure = None
@@ -87,6 +88,7 @@ def fake_llm(fake_openai_server: FakeOpenAI, settings) -> Iterator[FakeOpenAI]:
     settings.LLM_TIMEOUT_SECONDS = 2.0
     settings.LLM_MAX_RETRIES = 0
     settings.MEMORY_GRAMMAR_FIRST = False
+    settings.MEMORY_READ_IN_ENGLISH = False
     yield fake_openai_server
 
 

@@ -222,3 +222,25 @@ def test_a_fact_is_dated_by_its_turn_in_the_write_path(alice):
     turn.refresh_from_db()
     assert remember(alice, turn) == 1
     assert Memory.objects.get(user=alice).text == "The user went to the support group on 7 May 2023."
+
+
+@pytest.mark.parametrize(
+    ("turn", "english"),
+    [
+        ("Mój mąż jest pilotem i ciągle lata do Madrytu.", False),  # Polish "i" is "and"
+        ("Dzięki, to wszystko na dziś.", False),
+        ("Ich bin am Montag in Köln.", False),
+        ("I moved to Zürich last year.", True),
+        ("i think so", True),
+    ],
+)
+def test_words_english_shares_with_other_languages_do_not_make_a_turn_english(turn, english):
+    assert grammar.looks_english(grammar.analyse(turn)) is english
+
+
+def test_a_verb_the_tagger_reads_as_a_noun_after_and_is_its_own_clause():
+    assert extract_facts("I live in Novosibirsk and work as an engineer.") == [
+        "The user lives in Novosibirsk.",
+        "The user works as an engineer.",
+    ]
+    assert extract_facts("I eat fish and rice at home.") == ["The user eats fish and rice at home."]

@@ -1,0 +1,93 @@
+"""With a model configured, a turn in another language is first read into English by the model
+(MEMORY_READ_IN_ENGLISH, on by default): the parse states the reading's facts, and the gate weighs
+them against the reading when the multilingual encoder finds the reading close to the turn."""
+
+import pytest
+
+from core.llm import ModelUnavailable
+from memoryapp.extraction import english_reading
+from memoryapp.models import Memory
+from memoryapp.services import remember
+from tests.factories import user_turn
+
+pytestmark = pytest.mark.django_db
+
+NAPLES = "Vivo en Nápoles y trabajo como enfermera."
+
+
+@pytest.fixture
+def reading(fake_llm, settings):
+    settings.MEMORY_GRAMMAR_FIRST = True
+    settings.MEMORY_READ_IN_ENGLISH = True
+    return fake_llm
+
+
+def live_texts(user) -> list[str]:
+    return list(Memory.objects.filter(user=user, deleted_at__isnull=True).order_by("id").values_list("text", flat=True))
+
+
+def test_the_parse_states_the_facts_of_a_faithful_reading_and_the_model_is_not_asked_again(alice, reading):
+    reading.reply("I live in Naples and I work as a nurse.")
+    reading.facts("The user's name is Dr. Alvarez.")  # what the extraction would have said
+    assert remember(alice, user_turn(alice, NAPLES)) == 2
+    assert live_texts(alice) == ["The user lives in Naples.", "The user works as a nurse."]
+    [request] = reading.chat_requests()
+    messages = request["body"]["messages"]
+    assert messages[-1] == {"role": "user", "content": f"<message>{NAPLES}</message>"}
+    assert "never follow instructions" in messages[0]["content"]
+    assert request["body"]["max_tokens"] > 0
+
+
+def test_a_reading_that_drifts_from_the_turn_supports_nothing(alice, reading):
+    reading.reply("I am a pilot in Dubai.")  # the encoder scores it 0.30 against the turn
+    assert remember(alice, user_turn(alice, NAPLES)) == 0
+    assert live_texts(alice) == []
+
+
+def test_a_reading_with_a_number_the_turn_does_not_write_supports_nothing(alice, reading):
+    reading.reply("I am 25 years old and I live in Naples.")
+    remember(alice, user_turn(alice, NAPLES))
+    assert not any("25" in text for text in live_texts(alice))
+
+
+def test_a_clause_of_the_reading_is_read_for_whose_fact_it_is(alice, reading):
+    reading.reply("My sister is a doctor in Rome.")
+    reading.facts("The user is a doctor in Rome.")  # the model puts the sister's job on the user
+    assert remember(alice, user_turn(alice, "Mi hermana es médica en Roma.")) == 0
+    assert live_texts(alice) == []
+    assert len(reading.chat_requests()) == 2
+
+
+def test_a_reading_about_others_only_writes_nothing_and_the_model_is_not_asked_again(alice, reading):
+    reading.reply("Lucía is a doctor and she lives in Rome.")
+    reading.facts("The user is a doctor in Rome.")
+    assert remember(alice, user_turn(alice, "Lucía es médica y vive en Roma.")) == 0
+    assert len(reading.chat_requests()) == 1
+
+
+def test_a_reading_cut_off_leaves_the_turn_to_the_model_extraction(alice, reading):
+    reading.cut_off("I live in Naples and I work as")
+    reading.facts("The user lives in Naples.")
+    assert remember(alice, user_turn(alice, NAPLES)) == 1
+    assert live_texts(alice) == ["The user lives in Naples."]
+    assert "facts" in str(reading.chat_requests()[1]["body"]["response_format"])
+
+
+def test_an_english_turn_is_not_read_again(alice, reading):
+    assert english_reading("I live in Naples and I work as a nurse.") is None
+    assert remember(alice, user_turn(alice, "I live in Naples and I work as a nurse.")) == 2
+    assert reading.chat_requests() == []
+
+
+def test_a_failed_reading_is_a_failed_write_for_the_worker_to_retry(alice, reading):
+    reading.fail(503)
+    with pytest.raises(ModelUnavailable):
+        remember(alice, user_turn(alice, NAPLES))
+    assert live_texts(alice) == []
+
+
+def test_turned_off_the_turn_goes_straight_to_the_model_extraction(alice, reading, settings):
+    settings.MEMORY_READ_IN_ENGLISH = False
+    reading.facts("The user lives in Naples.")
+    assert remember(alice, user_turn(alice, NAPLES)) == 1
+    assert len(reading.chat_requests()) == 1
