@@ -86,7 +86,8 @@ def analyse(text: str) -> Doc:
     for token in doc:
         # "I live in Leeds and work as a nurse": the tagger reads "work" as a noun joined to the
         # verb, which would run both clauses into one. A bare noun joined by "and" to a verb,
-        # with nothing that only a noun takes (an article, a possessive, an adjective), is a verb.
+        # with a preposition after it and nothing that only a noun takes (an article, a
+        # possessive, an adjective, a number), is a verb.
         if (
             token.dep_ == "conj"
             and token.pos_ == "NOUN"

@@ -199,7 +199,8 @@ def _numbers(text: str) -> set[int]:
 
 def _faithful(content: str, reading: str) -> bool:
     """Whether an English reading says what the turn says, by the multilingual encoder: a
-    translation that drifts or garbles ("Vivo en Nápoles." -> "I am a pilot in Dubai.", 0.30),
+    translation that drifts or garbles ("Vivo en Nápoles y trabajo como enfermera." -> "I am a
+    pilot in Dubai.", 0.30),
     or a turn in a language the encoder does not read, scores low against it. A number the turn
     does not write is an invention of the reading ("I am 25 years old and ..."), however close
     the rest is."""
