@@ -171,32 +171,50 @@ def _said_attribute(said: date | None) -> str:
     return "" if said is None else f' sent="{said:%A} {said.day} {said:%B %Y}"'
 
 
-def extraction_messages(text: str, said: date | None) -> list[dict[str, str]]:
-    """The chat messages of one extraction: instructions, worked examples, then the turn as data.
-    Everything before the turn is the same for every call, so a server's prompt cache reuses it."""
-    messages = [{"role": "system", "content": EXTRACT_PROMPT}]
-    for example, facts in EXTRACT_EXAMPLES:
-        messages.append({"role": "user", "content": f"<message{_said_attribute(EXAMPLES_SENT)}>{example}</message>"})
-        messages.append({"role": "assistant", "content": json.dumps({"facts": facts}, ensure_ascii=False)})
-    messages.append({"role": "user", "content": f"<message{_said_attribute(said)}>{text}</message>"})
+def _few_shot(system: str, examples: list[tuple[str, str]], turn: str) -> list[dict[str, str]]:
+    """Instructions, worked examples as earlier exchanges, then the turn: everything before the
+    turn is the same for every call, so a server's prompt cache reuses it."""
+    messages = [{"role": "system", "content": system}]
+    for example, answer in examples:
+        messages.append({"role": "user", "content": example})
+        messages.append({"role": "assistant", "content": answer})
+    messages.append({"role": "user", "content": turn})
     return messages
 
 
-def _extract_with_model(text: str, said: date | None) -> list[str]:
+def _complete(messages: list[dict[str, str]], *, max_tokens: int, failure: str, **options: Any) -> Any:
+    """One deterministic call to the extraction model; ModelUnavailable when the endpoint fails."""
     client = openai_client(timeout=settings.LLM_EXTRACT_TIMEOUT_SECONDS)
     try:
-        response = client.chat.completions.create(
-            model=settings.LLM_EXTRACT_MODEL,
-            messages=extraction_messages(text, said),
-            temperature=0,
-            max_tokens=EXTRACT_MAX_TOKENS,
-            response_format={
-                "type": "json_schema",
-                "json_schema": {"name": "facts", "schema": EXTRACT_SCHEMA, "strict": True},
-            },
+        return client.chat.completions.create(
+            model=settings.LLM_EXTRACT_MODEL, messages=messages, temperature=0, max_tokens=max_tokens, **options
         )
     except endpoint_errors() as exc:
-        raise ModelUnavailable(f"extraction failed: {exc.__class__.__name__}") from exc
+        raise ModelUnavailable(f"{failure}: {exc.__class__.__name__}") from exc
+
+
+def extraction_messages(text: str, said: date | None) -> list[dict[str, str]]:
+    """The chat messages of one extraction: instructions, worked examples, then the turn as data."""
+    examples = [
+        (
+            f"<message{_said_attribute(EXAMPLES_SENT)}>{example}</message>",
+            json.dumps({"facts": facts}, ensure_ascii=False),
+        )
+        for example, facts in EXTRACT_EXAMPLES
+    ]
+    return _few_shot(EXTRACT_PROMPT, examples, f"<message{_said_attribute(said)}>{text}</message>")
+
+
+def _extract_with_model(text: str, said: date | None) -> list[str]:
+    response = _complete(
+        extraction_messages(text, said),
+        max_tokens=EXTRACT_MAX_TOKENS,
+        failure="extraction failed",
+        response_format={
+            "type": "json_schema",
+            "json_schema": {"name": "facts", "schema": EXTRACT_SCHEMA, "strict": True},
+        },
+    )
     try:
         choice = response.choices[0]
         content = choice.message.content
@@ -205,16 +223,6 @@ def _extract_with_model(text: str, said: date | None) -> list[str]:
     if choice.finish_reason == "length":
         raise ExtractionUnusable(f"the extractor's answer was cut off at {EXTRACT_MAX_TOKENS} tokens")
     return _parse_model_facts(content)
-
-
-def reading_messages(text: str) -> list[dict[str, str]]:
-    """The chat messages of one reading: instructions, worked examples, then the turn as data."""
-    messages = [{"role": "system", "content": READING_PROMPT}]
-    for example, translation in READING_EXAMPLES:
-        messages.append({"role": "user", "content": f"<message>{example}</message>"})
-        messages.append({"role": "assistant", "content": translation})
-    messages.append({"role": "user", "content": f"<message>{text}</message>"})
-    return messages
 
 
 def english_reading(text: str) -> str | None:
@@ -229,19 +237,16 @@ def english_reading(text: str) -> str | None:
         return None
     if len(text) > READING_MAX_CHARS or grammar.looks_english(grammar.analyse(text)):
         return None
-    client = openai_client(timeout=settings.LLM_EXTRACT_TIMEOUT_SECONDS)
+    examples = [(f"<message>{example}</message>", translation) for example, translation in READING_EXAMPLES]
+    response = _complete(
+        _few_shot(READING_PROMPT, examples, f"<message>{text}</message>"),
+        max_tokens=READING_MAX_TOKENS,
+        failure="reading the turn in English failed",
+    )
     try:
-        response = client.chat.completions.create(
-            model=settings.LLM_EXTRACT_MODEL,
-            messages=reading_messages(text),
-            temperature=0,
-            max_tokens=READING_MAX_TOKENS,
-        )
         choice = response.choices[0]
         content = choice.message.content
-    except endpoint_errors() as exc:
-        raise ModelUnavailable(f"reading the turn in English failed: {exc.__class__.__name__}") from exc
-    except (AttributeError, IndexError):
+    except (AttributeError, IndexError, TypeError):
         return None
     if choice.finish_reason == "length":
         return None
