@@ -382,6 +382,7 @@ def _clause_tokens(verb: Token, drop: set[int]) -> list[Token]:
             child.dep_ in {"advcl", "ccomp", "parataxis", "mark", "cc", "intj", "discourse", "meta"}
             or (child.dep_ == "conj" and child.pos_ in {"VERB", "AUX"})
             or _vocative(child)
+            or (child.lower_ == "there" and child.i > 0 and verb.doc[child.i - 1].pos_ == "INTJ")  # "Hi there"
             or (child.i < verb.i and {child.tag_, child.left_edge.tag_} & {"WRB", "WP", "WDT"})  # "why I", "how much I"
         ):
             removed.update(t.i for t in child.subtree)
@@ -1128,12 +1129,16 @@ def _fact_problem(doc: Doc, names: set[str]) -> str | None:
         return 'the fact speaks to someone ("you"): it is about the listener, not the user'
     if any(t.pos_ == "PRON" and t.lower_ in _FIRST_PERSON and (t.text.islower() or t.text == "I") for t in words):
         return 'the fact keeps the speaker\'s own "I" or "we": it is not all about the user in the third person'
+    if any(t.tag_ == "RB" and t.lower_ in {"here", "there"} for t in words):  # "has lived here": where?
+        return "the fact does not stand alone: it names something only its turn says"
     if root is not None and _passing_feeling(doc, root):
         return "the fact is a feeling of the moment, not a lasting fact"
     if root is not None and _episode(root):
         return "the fact tells of something done once and over, not a lasting fact"
     if subject is not None and root is not None and _body_today(subject, root):
         return "the fact is how a part of the user's body feels today, not a lasting fact"
+    if root is not None and _was_somewhere(root):
+        return "the fact says where the user once was, and nothing of when or for how long"
     if root is not None and _placeless_move(root):
         return "the fact tells of a move but not where to"
     if _of_two(doc):
@@ -1198,6 +1203,20 @@ def _body_today(subject: Token, root: Token) -> bool:
         return True
     return root.lemma_ in {"be", "feel"} and any(
         c.dep_ in {"acomp", "attr", "oprd"} and c.lower_ in _BODY_TODAY for c in root.children
+    )
+
+
+def _was_somewhere(root: Token) -> bool:
+    """Is the fact only that the user was at a place ("The user was in Dresden.")? A visit or a
+    home, it does not say; "was in Lisbon for ten years" or "was in the army in 2010" does."""
+    if root.lemma_ != "be" or root.tag_ != "VBD":
+        return False
+    rest = [c for c in root.children if c.dep_ not in {"nsubj", "punct"}]
+    return (
+        len(rest) == 1
+        and rest[0].dep_ == "prep"
+        and rest[0].lower_ in {"in", "at"}
+        and any(o.dep_ == "pobj" and o.pos_ == "PROPN" for o in rest[0].children)
     )
 
 

@@ -180,7 +180,12 @@ def gate_facts(
         if not passed:
             rejected.append(GatedFact(text, similarity, vector, "too far from the turn"))
             continue
-        best = int(np.argmax(similarities[1:]))
+        # Whose fact it is: the clause that supports it best. For a turn in another language that
+        # has a faithful reading, only the reading's clauses can say: the turn's own are not
+        # read for their subject, so "ابني ... عمره عشر سنوات" ("My son is ten") would pass
+        # "The user is 10 years old." on its Arabic clause.
+        first = len(parts) - len(read) if read else 0
+        best = first + int(np.argmax(similarities[1 + first :]))
         support = parts[best]
         # A clause of the reading is weighed against the reading: its names and values are English
         told = reading if best >= len(parts) - len(read) else content

@@ -7,7 +7,7 @@ import pytest
 from core.llm import ModelUnavailable
 from memoryapp.extraction import english_reading
 from memoryapp.models import Memory
-from memoryapp.services import remember
+from memoryapp.services import gate_facts, remember
 from tests.factories import user_turn
 
 pytestmark = pytest.mark.django_db
@@ -91,3 +91,14 @@ def test_turned_off_the_turn_goes_straight_to_the_model_extraction(alice, readin
     reading.facts("The user lives in Naples.")
     assert remember(alice, user_turn(alice, NAPLES)) == 1
     assert len(reading.chat_requests()) == 1
+
+
+def test_whose_fact_it_is_comes_from_the_reading_not_the_turn_it_translates():
+    # The turn's own Arabic clause is not read for its subject; the reading says it is the son.
+    _, kept, rejected = gate_facts(
+        "ابني زيد عمره عشر سنوات ويحب كرة القدم.",
+        ["The user is 10 years old and loves football.", "The user's son Zaid is ten years old."],
+        reading="My son Zaid is ten years old and loves football.",
+    )
+    assert [fact.text for fact in kept] == ["The user's son Zaid is ten years old."]
+    assert [fact.rejected_because for fact in rejected] == ["the supporting clause is about someone else"]

@@ -70,6 +70,12 @@ def _rejection(turn: str, fact: str) -> str:
         ),
         ("¿Por qué falla `df.merge(x)`?", "The user calls `df.merge(x)` in their code.", "only asks"),
         ("Is oat milk OK for vegans?", "The user is vegan.", "says nothing of the user"),
+        # where the user once was, a visit or a home, and neither when nor for how long
+        (
+            "Wir wohnen seit zwei Jahren in Leipzig, vorher waren wir in Dresden.",
+            "The user was in Dresden.",
+            "once was",
+        ),
         # a fact that breaks off where the extractor lost the rest of its phrase
         ("My teammates and I were thrilled.", "The user was thrilled their teammates and.", "mid-phrase"),
         ("I'm a huge fan of jazz.", "The user is a huge fan of.", "mid-phrase"),
@@ -126,6 +132,8 @@ def test_a_fact_not_about_the_user_is_rejected_whatever_its_similarity(turn, fac
         ("We moved abroad in 2019.", "The user moved abroad in 2019."),
         ("I meet my mentor every Friday.", "The user meets their mentor every Friday."),
         ("I worked night shifts for ten years.", "The user worked night shifts for ten years."),
+        ("I was in Lisbon for ten years before Porto.", "The user was in Lisbon for ten years."),
+        ("I was born in Dresden.", "The user was born in Dresden."),
         # a phrase may end in a particle or a preposition left behind by its clause
         ("I love to dress up.", "The user loves to dress up."),
         ("I have so many books to choose from.", "The user has a lot of books to choose from."),
@@ -237,7 +245,13 @@ def test_an_invented_fact_from_a_turn_in_another_language_is_still_rejected():
 
 @pytest.mark.parametrize(
     "fact",
-    ["The user can't handle them.", "The user still can't quite believe it.", "The user takes it out most weekends."],
+    [
+        "The user can't handle them.",
+        "The user still can't quite believe it.",
+        "The user takes it out most weekends.",
+        "The user has lived here for two years.",
+        "The user has been there twice.",
+    ],
 )
 def test_a_fact_that_leans_on_its_turn_for_what_it_means_is_rejected(fact):
     assert fact_problems([fact]) == ["the fact does not stand alone: it names something only its turn says"]

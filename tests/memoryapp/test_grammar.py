@@ -20,6 +20,7 @@ from memoryapp.extraction import extract_facts
         ("Correction: I'm based in Singapore now, not Shanghai.", ["The user is based in Singapore."]),
         ("Last Friday I went to a council meeting.", ["The user went to a council meeting last Friday."]),
         ("Hi I'm Noor, nice to meet you.", ["The user's name is Noor."]),
+        ("Hi there! I work as a nurse in Leeds.", ["The user works as a nurse in Leeds."]),
         ("Call me Priya, and I'm always in UTC.", ["The user's name is Priya.", "The user's timezone is UTC."]),
         ("My name's David.", ["The user's name is David."]),
         (
@@ -203,7 +204,7 @@ def test_another_language_falls_back_to_the_multilingual_patterns():
         ("We got married last June in Accra.", ["The user got married in June 2022 in Accra."]),
         ("I started painting two years ago.", ["The user started painting in 2021."]),
         ("I'm moving to Toronto in January.", ["The user is moving to Toronto in January 2024."]),
-        ("I've lived here for three years.", ["The user has lived here for three years."]),
+        ("I've lived in Accra for three years.", ["The user has lived in Accra for three years."]),
     ],
 )
 def test_relative_time_words_become_the_dates_they_meant_when_the_turn_was_said(turn, facts):
