@@ -161,7 +161,7 @@ _SCENE_MARKS = frozenset("when whenever while before after until once".split())
 _HEDGES = frozenset("maybe perhaps possibly probably someday eventually hopefully".split())
 _FILLERS = frozenset(
     "actually anyway also so well now still honestly basically btw oh yes yeah ok okay then plus but and "
-    "update correction lol haha please".split()
+    "update correction lol haha please however nevertheless nonetheless meanwhile anyhow".split()
 )
 _THIRD_PERSON = {
     "my": "their",
@@ -370,7 +370,9 @@ def _sentence(pieces: list[Piece]) -> str:
 
 # The words of phrases that only link what is said ("by the way", "in any case", "to be honest",
 # "on another note", "in other news").
-_DISCOURSE = frozenset("by the way in fact case any to be honest on another a different that note other news".split())
+_DISCOURSE = frozenset(
+    "by the way in fact case any to be honest on another a different that note other news at least".split()
+)
 
 
 def _clause_tokens(verb: Token, drop: set[int]) -> list[Token]:
@@ -1082,6 +1084,10 @@ def _cut_off(doc: Doc) -> bool:
     )
 
 
+# Verbs that say nothing without what is practised ("The user practices for an hour every day.").
+_PRACTISING = frozenset("practice practise rehearse".split())
+
+
 def _fact_problem(doc: Doc, names: set[str]) -> str | None:
     letters = [c for c in doc.text if c.isalpha()]
     if letters and sum(bool(_NON_LATIN.match(c)) for c in letters) > len(letters) / 2:
@@ -1129,7 +1135,11 @@ def _fact_problem(doc: Doc, names: set[str]) -> str | None:
         return 'the fact speaks to someone ("you"): it is about the listener, not the user'
     if any(t.pos_ == "PRON" and t.lower_ in _FIRST_PERSON and (t.text.islower() or t.text == "I") for t in words):
         return 'the fact keeps the speaker\'s own "I" or "we": it is not all about the user in the third person'
-    if any(t.tag_ == "RB" and t.lower_ in {"here", "there"} for t in words):  # "has lived here": where?
+    if any(t.tag_ == "RB" and t.lower_ in {"here", "there"} for t in words) or (  # "has lived here": where?
+        root is not None
+        and root.lemma_ in _PRACTISING
+        and not any(c.dep_ in {"dobj", "xcomp", "ccomp"} for c in root.children)  # "practises every day": what?
+    ):
         return "the fact does not stand alone: it names something only its turn says"
     if root is not None and _passing_feeling(doc, root):
         return "the fact is a feeling of the moment, not a lasting fact"

@@ -120,6 +120,7 @@ class MemoryEvent(models.Model):
         DELETED = "deleted", "Deleted"
         RESTORED = "restored", "Restored"
         SUPERSEDED = "superseded", "Superseded by a newer fact"
+        EXTENDED = "extended", "Restated with more detail"
 
     memory = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="events")
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")

@@ -345,8 +345,20 @@ def store_facts(user: AbstractBaseUser, turn: Turn, kept: list[GatedFact], *, mo
             vector = Vector(fact.vector).to_text()
             twin = _paraphrased_memory(cursor, user=user, fact=fact.text, vector=vector, model_name=model_name)
             if twin is not None:
-                memory_id, created = twin, False
-                cursor.execute(_REFRESH, [model_name, memory_id, user.pk])
+                (memory_id, old_text, says_more), created = twin, False
+                if not (
+                    says_more
+                    and _extend(
+                        cursor,
+                        user=user,
+                        memory_id=memory_id,
+                        old_text=old_text,
+                        fact=fact.text,
+                        vector=vector,
+                        model_name=model_name,
+                    )
+                ):
+                    cursor.execute(_REFRESH, [model_name, memory_id, user.pk])
             else:
                 cursor.execute(
                     _UPSERT_MEMORY,
@@ -401,8 +413,11 @@ def _same_claim(a: str, b: str) -> bool:
     )
 
 
-def _paraphrased_memory(cursor, *, user: AbstractBaseUser, fact: str, vector: str, model_name: str) -> int | None:
-    """The user's live memory that says `fact` in other words, if any.
+def _paraphrased_memory(
+    cursor, *, user: AbstractBaseUser, fact: str, vector: str, model_name: str
+) -> tuple[int, str, bool] | None:
+    """The user's live memory that says `fact` in other words, if any, as (id, text, whether
+    `fact` says all it says and more).
 
     The content hash catches a restatement word for word; a model extractor also rephrases
     ("lives in Milan" / "resides in Milan"), which would otherwise pile up as near-twins.
@@ -417,16 +432,54 @@ def _paraphrased_memory(cursor, *, user: AbstractBaseUser, fact: str, vector: st
     new, old = _words(fact), _words(text)
     if similarity >= thresholds.paraphrase(model_name) or new <= old or old <= new:
         # In other words, in fewer or in more: "The user is a product manager." and "The user is
-        # a product manager at a logistics startup." state one fact; the first wording stays.
-        return memory_id
+        # a product manager at a logistics startup." state one fact.
+        return memory_id, text, old < new
     return None
 
 
-_ARTICLES = {"the", "a", "an"}
+_EXTEND = f"""
+    UPDATE {Memory._meta.db_table} m
+    SET text = %s, content_hash = %s, slot = %s, embedding = %s::vector, embedding_model = %s,
+        last_seen = statement_timestamp(), updated_at = statement_timestamp()
+    WHERE m.id = %s AND m.user_id = %s
+      AND NOT EXISTS (SELECT 1 FROM {Memory._meta.db_table} o
+                      WHERE o.user_id = m.user_id AND o.content_hash = %s AND o.deleted_at IS NULL)
+      AND NOT EXISTS (SELECT 1 FROM {MemoryEvent._meta.db_table} e
+                      WHERE e.memory_id = m.id AND e.user_id = m.user_id AND e.action = %s)
+"""
+
+
+def _extend(
+    cursor, *, user: AbstractBaseUser, memory_id: int, old_text: str, fact: str, vector: str, model_name: str
+) -> bool:
+    """Give a memory the wording of a restatement that says all it says and more ("The user
+    speaks Mandarin." restated as "The user speaks Mandarin and Cantonese."), recorded as an
+    event with both texts. A memory the user has corrected keeps the user's words, and a
+    wording another live memory already has is not made twice; both return False."""
+    new_hash = content_hash(fact)
+    cursor.execute(
+        _EXTEND,
+        [fact, new_hash, slot_of(fact), vector, model_name, memory_id, user.pk, new_hash, MemoryEvent.Action.CORRECTED],
+    )
+    if cursor.rowcount != 1:
+        return False
+    MemoryEvent.objects.create(
+        memory_id=memory_id, user=user, actor=user, action=MemoryEvent.Action.EXTENDED, old_text=old_text, new_text=fact
+    )
+    return True
+
+
+# Words that do not change what a fact claims: "The user can speak Mandarin." is said again,
+# with more, by "The user speaks Mandarin and English.".
+_CLAIMLESS = {"the", "a", "an", "can", "and"}
 
 
 def _words(fact: str) -> set[str]:
-    return {w for w in re.findall(r"[\w'’]+", fact.casefold()) if w not in _ARTICLES}
+    """The words a fact is compared by, a verb's "-s" off ("speaks", "speak")."""
+    words = re.findall(r"[\w'’]+", fact.casefold())
+    return {
+        w[:-1] if len(w) > 3 and w.isalpha() and w.endswith("s") and not w.endswith("ss") else w for w in words
+    } - _CLAIMLESS
 
 
 _SUPERSEDE = f"""

@@ -251,6 +251,7 @@ def test_an_invented_fact_from_a_turn_in_another_language_is_still_rejected():
         "The user takes it out most weekends.",
         "The user has lived here for two years.",
         "The user has been there twice.",
+        "The user practices for an hour every day.",
     ],
 )
 def test_a_fact_that_leans_on_its_turn_for_what_it_means_is_rejected(fact):
@@ -263,6 +264,7 @@ def test_a_fact_that_leans_on_its_turn_for_what_it_means_is_rejected(fact):
         "The user has a vintage Vespa and rides it to work.",
         "The user's kids love soccer and the user coaches them.",
         "The user finds it hard to sleep after coffee.",
+        "The user practises the piano for an hour every day.",
     ],
 )
 def test_a_pronoun_with_something_in_the_fact_to_stand_for_is_fine(fact):

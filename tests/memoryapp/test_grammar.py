@@ -21,6 +21,7 @@ from memoryapp.extraction import extract_facts
         ("Last Friday I went to a council meeting.", ["The user went to a council meeting last Friday."]),
         ("Hi I'm Noor, nice to meet you.", ["The user's name is Noor."]),
         ("Hi there! I work as a nurse in Leeds.", ["The user works as a nurse in Leeds."]),
+        ("However, I finally passed my driving test!", ["The user finally passed their driving test."]),
         ("Call me Priya, and I'm always in UTC.", ["The user's name is Priya.", "The user's timezone is UTC."]),
         ("My name's David.", ["The user's name is David."]),
         (

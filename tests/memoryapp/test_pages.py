@@ -177,6 +177,19 @@ def test_trace_page_links_the_source_turn_and_lists_restatements(alice, alice_cl
     assert "Times stated</dt><dd>2" in html
 
 
+def test_trace_page_shows_the_wording_a_fuller_restatement_replaced(alice, alice_client, fake_llm):
+    fake_llm.facts("The user plays the cello.")
+    remember(alice, user_turn(alice, "I play the cello."))
+    fake_llm.facts("The user plays the cello in a string quartet.")
+    remember(alice, user_turn(alice, "I play the cello in a string quartet."))
+    (memory,) = Memory.objects.filter(user=alice, deleted_at__isnull=True)
+    html = alice_client.get(reverse("memoryapp:memory_detail", args=[memory.pk])).content.decode()
+    assert (
+        "Restated with more detail: “The user plays the cello.” → “The user plays the cello in a string quartet.”"
+        in html
+    )
+
+
 def test_forget_everything_says_the_conversations_stay_and_offers_to_delete_them(alice, bob, alice_client):
     from chat.models import Conversation
     from chat.services import conversation_create

@@ -1,7 +1,7 @@
 import pytest
 
-from memoryapp.models import Memory, MemoryEvidence
-from memoryapp.services import remember
+from memoryapp.models import Memory, MemoryEvent, MemoryEvidence
+from memoryapp.services import memory_correct, remember
 from tests.factories import user_turn
 
 pytestmark = pytest.mark.django_db
@@ -23,6 +23,63 @@ def test_a_fact_in_other_words_restates_the_memory_instead_of_adding_a_twin(alic
     assert memory.text == "The user lives in Milan."  # the wording the user already saw stays
     assert memory.times_seen == 2
     assert MemoryEvidence.objects.filter(memory=memory, turn=again, created=False).exists()
+
+
+def test_a_restatement_that_says_more_gives_the_memory_its_wording(alice, fake_llm):
+    fake_llm.facts("The user is a product manager.")
+    first = user_turn(alice, "I'm a product manager.")
+    remember(alice, first)
+    fake_llm.facts("The user is a product manager at a logistics startup.")
+    again = user_turn(alice, "I'm a product manager at a logistics startup, it's a lot.")
+
+    assert remember(alice, again) == 1
+
+    (memory,) = live(alice)
+    assert memory.text == "The user is a product manager at a logistics startup."
+    assert memory.times_seen == 2
+    assert memory.source_turn_id == first.pk  # where it was first learnt does not change
+    assert list(MemoryEvidence.objects.filter(memory=memory).values_list("turn_id", "created")) == [
+        (first.pk, True),
+        (again.pk, False),
+    ]
+    (event,) = MemoryEvent.objects.filter(memory=memory)
+    assert (event.action, event.old_text, event.new_text, event.actor) == (
+        MemoryEvent.Action.EXTENDED,
+        "The user is a product manager.",
+        "The user is a product manager at a logistics startup.",
+        alice,
+    )
+    # the new wording is what a restatement in those very words now finds
+    fake_llm.facts("The user is a product manager at a logistics startup.")
+    remember(alice, user_turn(alice, "Product manager at a logistics startup, yes."))
+    assert [m.times_seen for m in live(alice)] == [3]
+
+
+def test_an_ability_restated_as_a_habit_with_more_in_it_is_one_memory(alice, fake_llm):
+    fake_llm.facts("The user can speak Mandarin.")
+    remember(alice, user_turn(alice, "I can speak Mandarin."))
+    fake_llm.facts("The user speaks Mandarin and English.")
+    remember(alice, user_turn(alice, "I speak Mandarin and English at work."))
+    assert [m.text for m in live(alice)] == ["The user speaks Mandarin and English."]
+
+
+def test_a_restatement_in_fewer_words_keeps_the_fuller_memory(alice, fake_llm):
+    fake_llm.facts("The user is a product manager at a logistics startup.")
+    remember(alice, user_turn(alice, "I'm a product manager at a logistics startup."))
+    fake_llm.facts("The user is a product manager.")
+    remember(alice, user_turn(alice, "As a product manager I juggle a lot."))
+    assert [m.text for m in live(alice)] == ["The user is a product manager at a logistics startup."]
+    assert not MemoryEvent.objects.filter(user=alice).exists()
+
+
+def test_a_memory_the_user_corrected_keeps_the_users_words(alice, fake_llm):
+    fake_llm.facts("The user is a manager.")
+    remember(alice, user_turn(alice, "I'm a manager."))
+    (memory,) = live(alice)
+    memory_correct(user=alice, memory_id=memory.pk, text="The user is a product manager.")
+    fake_llm.facts("The user is a product manager at a logistics startup.")
+    remember(alice, user_turn(alice, "I'm a product manager at a logistics startup."))
+    assert [(m.text, m.times_seen) for m in live(alice)] == [("The user is a product manager.", 2)]
 
 
 @pytest.mark.parametrize(
