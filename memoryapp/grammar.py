@@ -968,6 +968,26 @@ def _root(doc: Doc) -> Token | None:
     return next((t for t in doc if t.dep_ == "ROOT"), None)
 
 
+# "The user is a nurse in Leeds." / "The user works as a history teacher at a school in Sevilla."
+_JOB_IN_PLACE = re.compile(
+    r"^(?P<job>The user (?:is an?|works as an?) (?P<what>[^,;]+?)) in "
+    r"(?P<place>[A-ZÀ-Þ][\w'’-]+(?:[ -][A-ZÀ-Þ][\w'’-]+){0,2})\.$"
+)
+_STUDYING = frozenset("student pupil undergraduate postgraduate".split())
+
+
+def job_and_place(fact: str) -> list[str]:
+    """A job in a place as two facts, what the user does and where: "The user is a nurse in
+    Leeds." -> "The user is a nurse.", "The user works in Leeds." Each is then recalled on its
+    own ("What's the weather like where I work?" finds Leeds), and a later fact on either
+    leaves the other be. Where the user works is not where they live: neither is a home."""
+    match = _JOB_IN_PLACE.match(fact)
+    if match is None:
+        return [fact]
+    doing = "studies" if set(match["what"].lower().split()) & _STUDYING else "works"
+    return [f"{match['job']}.", f"The user {doing} in {match['place']}."]
+
+
 def as_user_sentence(fact: str) -> str:
     """A terse fact with its subject left out, as models often write them ("Uses a MacBook Pro"),
     as the standalone sentence it stands for ("The user uses a MacBook Pro."); any other text

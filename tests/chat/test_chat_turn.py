@@ -59,7 +59,7 @@ def test_a_general_question_is_answered_without_the_users_memories(alice):
     # A turn about the user: its nearest memory passes at the lead floor, under the recall floor.
     assert recall(alice, "What is my job?") == []
     outcome = say(alice, conversation_create(user=alice), "What is my job?")
-    assert [r.memory.text for r in outcome.recalled] == ["The user is a pediatric nurse in Montreal."]
+    assert [r.memory.text for r in outcome.recalled] == ["The user is a pediatric nurse."]
 
 
 def test_a_standing_instruction_goes_with_every_reply_and_is_logged(alice, fake_llm):
@@ -88,7 +88,7 @@ def test_a_standing_instruction_goes_with_every_reply_and_is_logged(alice, fake_
     fake_llm.reply("You are a nurse.")
     outcome = say(alice, conversation_create(user=alice), "What is my job?")
     assert [(r.memory.text, r.standing) for r in outcome.recalled] == [
-        ("The user is a pediatric nurse in Montreal.", False),
+        ("The user is a pediatric nurse.", False),
         ("The user wants the assistant to always use British spelling.", True),
     ]
 

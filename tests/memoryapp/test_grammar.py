@@ -20,7 +20,7 @@ from memoryapp.extraction import extract_facts
         ("Correction: I'm based in Singapore now, not Shanghai.", ["The user is based in Singapore."]),
         ("Last Friday I went to a council meeting.", ["The user went to a council meeting last Friday."]),
         ("Hi I'm Noor, nice to meet you.", ["The user's name is Noor."]),
-        ("Hi there! I work as a nurse in Leeds.", ["The user works as a nurse in Leeds."]),
+        ("Hi there! I work as a nurse in Leeds.", ["The user works as a nurse.", "The user works in Leeds."]),
         ("However, I finally passed my driving test!", ["The user finally passed their driving test."]),
         ("Call me Priya, and I'm always in UTC.", ["The user's name is Priya.", "The user's timezone is UTC."]),
         ("My name's David.", ["The user's name is David."]),
@@ -246,3 +246,23 @@ def test_a_verb_the_tagger_reads_as_a_noun_after_and_is_its_own_clause():
         "The user works as an engineer.",
     ]
     assert extract_facts("I eat fish and rice at home.") == ["The user eats fish and rice at home."]
+
+
+@pytest.mark.parametrize(
+    ("turn", "facts"),
+    [
+        ("I'm a nurse in Leeds and I love it.", ["The user is a nurse.", "The user works in Leeds."]),
+        ("I'm a law student in Kraków.", ["The user is a law student.", "The user studies in Kraków."]),
+        (
+            "I work as a sound engineer at a theatre in Glasgow.",
+            ["The user works as a sound engineer at a theatre.", "The user works in Glasgow."],
+        ),
+        # no room for a third fact: the job keeps its place
+        ("I'm a nurse in Leeds and I have two cats.", ["The user is a nurse in Leeds.", "The user has two cats."]),
+        # where the user lives is a home, not a job's place; a place that is not a name stays in the job
+        ("I live in Leeds.", ["The user lives in Leeds."]),
+        ("I'm a teacher in a small village school.", ["The user is a teacher in a small village school."]),
+    ],
+)
+def test_a_job_in_a_place_is_two_facts_when_there_is_room(turn, facts):
+    assert extract_facts(turn) == facts
