@@ -475,7 +475,7 @@ _CLAIMLESS = {"the", "a", "an", "can", "and"}
 
 
 def _words(fact: str) -> set[str]:
-    """The words a fact is compared by, a verb's "-s" off ("speaks", "speak")."""
+    """The words a fact is compared by, each with a final "-s" off ("speaks" is "speak", "cats" "cat")."""
     words = re.findall(r"[\w'’]+", fact.casefold())
     return {
         w[:-1] if len(w) > 3 and w.isalpha() and w.endswith("s") and not w.endswith("ss") else w for w in words
