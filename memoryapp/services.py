@@ -187,8 +187,8 @@ def gate_facts(
         first = len(parts) - len(read) if read else 0
         best = first + int(np.argmax(similarities[1 + first :]))
         support = parts[best]
-        # A clause of the reading is weighed against the reading: its names and values are English
-        told = reading if best >= len(parts) - len(read) else content
+        # That clause, the reading's then, is weighed against the reading: its names and values are English
+        told = reading if read else content
         reason = (
             grammar.restated_question(text, support.text)
             or attribution.misattribution(text, support, told)
