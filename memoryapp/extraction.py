@@ -133,12 +133,16 @@ class ExtractionUnusable(ModelUnavailable):
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
+def _single_line(raw: str) -> str:
+    """The text in NFC, with control characters and runs of whitespace as single spaces."""
+    return " ".join(_CONTROL.sub(" ", unicodedata.normalize("NFC", raw)).split())
+
+
 def clean_fact(raw: Any) -> str | None:
     """A candidate fact as a tidy single line, or None if it is not a usable fact."""
     if not isinstance(raw, str):
         return None
-    text = _CONTROL.sub(" ", unicodedata.normalize("NFC", raw))
-    text = " ".join(text.split())
+    text = _single_line(raw)
     if not text or len(text) > settings.MEMORY_MAX_FACT_CHARS:
         return None
     return text
@@ -250,7 +254,9 @@ def english_reading(text: str) -> str | None:
         return None
     if choice.finish_reason == "length":
         return None
-    reading = clean_fact(re.sub(r"</?message[^>]*>", " ", content or ""))
+    # A reading is as long as the turn it translates, which may be longer than any one fact:
+    # only the token limit above bounds it.
+    reading = _single_line(re.sub(r"</?message[^>]*>", " ", content if isinstance(content, str) else ""))
     return reading if reading and reading != text.strip() else None
 
 

@@ -65,6 +65,27 @@ def test_a_reading_about_others_only_writes_nothing_and_the_model_is_not_asked_a
     assert len(reading.chat_requests()) == 1
 
 
+def test_a_reading_longer_than_any_one_fact_is_still_read(alice, reading):
+    turn = (
+        "Hola, te escribo porque necesito ayuda para organizar mi semana, que está bastante complicada. "
+        "Vivo en Nápoles y trabajo como enfermera en un hospital del centro, así que tengo "
+        "turnos de noche casi todos los martes y jueves. Además quiero empezar a correr por las mañanas. "
+        "¿Me puedes proponer un horario realista para los próximos siete días?"
+    )
+    english = (
+        "Hi, I am writing because I need help organising my week, which is quite complicated. "
+        "I live in Naples and I work as a nurse in a hospital in the centre, so I have "
+        "night shifts almost every Tuesday and Thursday. I also want to start running in the mornings. "
+        "Can you suggest a realistic schedule for the next seven days?"
+    )
+    assert len(english) > 300
+    reading.reply(english)
+    assert english_reading(turn) == english
+    reading.reply(english)
+    assert remember(alice, user_turn(alice, turn)) == 2
+    assert live_texts(alice) == ["The user lives in Naples.", "The user works as a nurse in a hospital in the centre."]
+
+
 def test_a_reading_cut_off_leaves_the_turn_to_the_model_extraction(alice, reading):
     reading.cut_off("I live in Naples and I work as")
     reading.facts("The user lives in Naples.")
