@@ -165,7 +165,7 @@ def _parse_model_facts(content: str | None) -> list[str]:
     if len(data) > settings.MEMORY_MAX_FACTS_PER_TURN * 5:
         # A flood of "facts" means the model did not follow the task; trust none of it.
         raise ExtractionUnusable(f"the extractor listed {len(data)} facts")
-    facts = [grammar.as_user_sentence(fact) for fact in (clean_fact(item) for item in data) if fact]
+    facts = [grammar.as_user_sentence(grammar.without_address(fact)) for fact in map(clean_fact, data) if fact]
     if len(facts) != len(data):
         logger.warning("extractor returned %d unusable items; dropped", len(data) - len(facts))
     return facts

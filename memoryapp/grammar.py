@@ -379,7 +379,11 @@ def _clause_tokens(verb: Token, drop: set[int]) -> list[Token]:
     """The tokens of the clause headed by `verb`, without its own subordinate clauses, the
     verbs it is coordinated with, and discourse words at its edges."""
     removed: set[int] = set(drop)
+    so = next((c.i for c in verb.children if c.dep_ == "cc" and c.lower_ == "so"), None)
     for child in verb.children:
+        if so is not None and child.i > so and child.dep_ in {"attr", "dobj"}:  # "I'm vegan, so no cheese"
+            removed.update(t.i for t in child.subtree)
+            continue
         if (
             child.dep_ in {"advcl", "ccomp", "parataxis", "mark", "cc", "intj", "discourse", "meta"}
             or (child.dep_ == "conj" and child.pos_ in {"VERB", "AUX"})
@@ -401,7 +405,10 @@ def _clause_tokens(verb: Token, drop: set[int]) -> list[Token]:
             removed.update(t.i for t in token.subtree)
     tokens = [t for t in verb.subtree if t.i not in removed]
     while tokens and (
-        tokens[-1].is_punct or tokens[-1].pos_ == "CCONJ" or tokens[-1].lower_ in _FILLERS | {"too", "lol", "haha"}
+        tokens[-1].is_punct
+        or tokens[-1].pos_ == "CCONJ"
+        or tokens[-1].lower_ in _FILLERS | {"too", "lol", "haha"}
+        or (tokens[-1].lower_ in _ADDRESS_WORDS and len(tokens) > 1 and tokens[-2].text == ",")  # "..., mum."
     ):
         gone = tokens.pop()
         while tokens and tokens[-1].head == gone and tokens[-1].dep_ == "advmod":  # the "right" of "right now"
@@ -411,18 +418,25 @@ def _clause_tokens(verb: Token, drop: set[int]) -> list[Token]:
     return tokens
 
 
+# What people call whoever they speak to, instead of a name.
+_ADDRESS_WORDS = frozenset("mom mum mommy mummy mama dad daddy papa mate man dude bro buddy pal guys folks".split())
 _DATE_WORDS = frozenset([*timewords.WEEKDAYS, *timewords.MONTHS, *_TIME_NOUNS, "today", "yesterday", "tomorrow"])
 
 
 def _vocative(token: Token) -> bool:
     """Is this the name of the person spoken to, set off by a comma ("Wow, Nate, I'm on fire!",
     "Yeah Maria, I'm hoping to ...", "Well done, Joanna!")? It is no part of the user's fact.
-    A time set off the same way ("Last Friday, I went ...") is."""
+    A time set off the same way ("Last Friday, I went ...") is. So is a word people are called
+    by ("I don't eat gluten, mum.", "Honestly, mate, I'm vegan")."""
     if token.dep_ != "npadvmod":
         return False
     words = list(token.subtree)
-    if not any(t.pos_ == "PROPN" for t in words) or any(
-        t.pos_ not in {"PROPN", "INTJ"} or t.lower_ in _DATE_WORDS or t.ent_type_ in {"DATE", "TIME"} for t in words
+    addressed = len(words) == 1 and token.lower_ in _ADDRESS_WORDS
+    if not addressed and (
+        not any(t.pos_ == "PROPN" for t in words)
+        or any(
+            t.pos_ not in {"PROPN", "INTJ"} or t.lower_ in _DATE_WORDS or t.ent_type_ in {"DATE", "TIME"} for t in words
+        )
     ):
         return False
     doc = token.doc
@@ -968,6 +982,44 @@ def _root(doc: Doc) -> Token | None:
     return next((t for t in doc if t.dep_ == "ROOT"), None)
 
 
+# How long a fact has held ("for three years", "since 2019", "now") is no part of what it claims.
+_HOW_LONG = frozenset("for since".split())
+_NOW_WORDS = frozenset("now still currently already".split())
+
+
+def claim(fact: str) -> tuple[frozenset[str], frozenset[str]]:
+    """What a fact claims, as the lemmas of its content words, and how long it has held, as the
+    words of that phrase: "The user has been vegan for three years." claims {user, vegan} and
+    has held {for, three, year}, like "The user is vegan." with more. A past fact ("The user was
+    a nurse for ten years.") claims "past" too, so it never restates a present one."""
+    doc = _fact_parse(fact)
+    root = _root(doc)
+    held: set[int] = set()
+    if root is not None:  # on the verb, or on what the user is ("vegan for three years")
+        heads = [root, *(c for c in root.children if c.dep_ in {"attr", "acomp"})]
+        for child in (c for head in heads for c in head.children):
+            if (
+                child.dep_ == "prep"
+                and child.lower_ in _HOW_LONG
+                and any(t.like_num or t.lemma_.lower() in _TIME_NOUNS for t in child.subtree)
+            ):
+                held.update(t.i for t in child.subtree)
+    words = {
+        t.lemma_.lower()
+        for t in doc
+        if t.i not in held
+        and not t.is_punct
+        and t.dep_ not in {"det", "aux", "auxpass", "case"}
+        and t.lower_ not in _NOW_WORDS
+        and not (t.i == getattr(root, "i", -1) and t.lemma_ == "be")
+    }
+    if root is not None and (root.tag_ == "VBD" or any(c.tag_ == "VBD" for c in root.children if c.dep_ == "aux")):
+        words.add("past")
+    if root is not None and root.tag_ == "VBN" and any(c.dep_ == "aux" and c.lemma_ == "have" for c in root.children):
+        words.discard("past")  # "has been" is the present's perfect
+    return frozenset(words), frozenset(doc[i].lower_ for i in held)
+
+
 # "The user is a nurse in Leeds." / "The user works as a history teacher at a school in Sevilla."
 _JOB_IN_PLACE = re.compile(
     r"^(?P<job>The user (?:is an?|works as an?) (?P<what>[^,;]+?)) in "
@@ -986,6 +1038,18 @@ def job_and_place(fact: str) -> list[str]:
         return [fact]
     doing = "studies" if set(match["what"].lower().split()) & _STUDYING else "works"
     return [f"{match['job']}.", f"The user {doing} in {match['place']}."]
+
+
+_ADDRESSED = re.compile(rf",\s*(?i:{'|'.join(sorted(_ADDRESS_WORDS))})\s*([.!?]?)\s*$")
+
+
+def without_address(fact: str) -> str:
+    """The fact without a trailing word its turn called the listener by ("The user does not eat
+    gluten, mom." -> "The user does not eat gluten."); a list of them stays ("their mum, dad")."""
+    found = _ADDRESSED.search(fact)
+    if found is None or fact[: found.start()].rsplit(" ", 1)[-1].lower() in _ADDRESS_WORDS:
+        return fact
+    return fact[: found.start()] + found.group(1)
 
 
 def as_user_sentence(fact: str) -> str:

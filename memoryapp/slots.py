@@ -19,10 +19,12 @@ _SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
     (
         "home",
-        # "is still in Lisbon" says the home has not changed; "is still in school" names no place
+        # "is still in Lisbon" says the home has not changed; "is still in school" names no place;
+        # "has lived in Accra for three years" lives there still, "has lived in Tokyo" may not
         re.compile(
             r"^the user (?:(?:now |currently |still )?(?:lives|resides|is based|is living) in\b"
-            r"|is still in (?-i:[A-Z]))",
+            r"|is still in (?-i:[A-Z])"
+            r"|has (?:lived|been living) in [^.;]*?\b(?:for|since)\b)",
             re.I,
         ),
     ),

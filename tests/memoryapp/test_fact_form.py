@@ -2,7 +2,7 @@
 
 import pytest
 
-from memoryapp.grammar import as_user_sentence, fact_problems, restated_question
+from memoryapp.grammar import as_user_sentence, fact_problems, restated_question, without_address
 from memoryapp.models import Memory
 from memoryapp.services import as_said, gate_facts, remember
 from tests.factories import user_turn
@@ -183,6 +183,13 @@ def test_a_models_terse_facts_are_stored_as_sentences_and_its_answers_are_not(al
     fake_llm.facts("Uses a MacBook Pro", "The M3 chip is faster than the M2.")
     assert remember(alice, user_turn(alice, turn)) == 1
     assert list(Memory.objects.filter(user=alice).values_list("text", flat=True)) == ["The user uses a MacBook Pro."]
+
+
+def test_the_word_a_turn_called_its_listener_by_is_no_part_of_a_models_fact(alice, fake_llm):
+    fake_llm.facts("The user does not eat gluten, mom.")
+    assert remember(alice, user_turn(alice, "I don't eat gluten, mom, I'm coeliac.")) == 1
+    assert list(Memory.objects.filter(user=alice).values_list("text", flat=True)) == ["The user does not eat gluten."]
+    assert without_address("The user lives with their mum, dad.") == "The user lives with their mum, dad."
 
 
 @pytest.mark.parametrize(

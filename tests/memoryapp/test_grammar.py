@@ -54,6 +54,10 @@ from memoryapp.extraction import extract_facts
         ("Yeah Maria, I'm hoping to get into local politics.", ["The user is hoping to get into local politics."]),
         ("Woah Joanna, I won a chess tournament!", ["The user won a chess tournament."]),
         ("Well done, Joanna!", []),
+        ("I don't drink coffee, mum.", ["The user does not drink coffee."]),
+        ("Honestly, mate, I'm vegan.", ["The user is vegan."]),
+        # what a fact leads to, after "so", is no part of it
+        ("As I said, I am vegan, so no cheese.", ["The user is vegan."]),
         # the word that led a clause in ("why I ...", "what I ...") does not trail after it
         ("Yeah, that's why I love volunteering!", ["The user loves volunteering."]),
         ("It was awesome being out there, doing what I love.", []),

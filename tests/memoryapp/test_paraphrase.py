@@ -72,6 +72,29 @@ def test_a_restatement_in_fewer_words_keeps_the_fuller_memory(alice, fake_llm):
     assert not MemoryEvent.objects.filter(user=alice).exists()
 
 
+@pytest.mark.parametrize(
+    ("first", "then", "kept"),
+    [
+        (
+            ("I've been vegan for three years.", "The user has been vegan for three years."),
+            ("I'm vegan, so no cheese.", "The user is vegan."),
+            "The user has been vegan for three years.",
+        ),
+        (
+            ("I live in Milan.", "The user lives in Milan."),
+            ("I've lived in Milan since 2015.", "The user has lived in Milan since 2015."),
+            "The user has lived in Milan since 2015.",
+        ),
+    ],
+    ids=["without-how-long", "with-how-long"],
+)
+def test_how_long_a_fact_has_held_does_not_make_it_another_fact(alice, fake_llm, first, then, kept):
+    for turn, fact in (first, then):
+        fake_llm.facts(fact)
+        remember(alice, user_turn(alice, turn))
+    assert [(m.text, m.times_seen) for m in live(alice)] == [(kept, 2)]
+
+
 def test_a_memory_the_user_corrected_keeps_the_users_words(alice, fake_llm):
     fake_llm.facts("The user is a manager.")
     remember(alice, user_turn(alice, "I'm a manager."))
@@ -89,8 +112,12 @@ def test_a_memory_the_user_corrected_keeps_the_users_words(alice, fake_llm):
         (("I like cilantro.", "The user likes cilantro."), ("I dislike cilantro.", "The user dislikes cilantro.")),
         (("I'm vegetarian.", "The user is vegetarian."), ("I'm vegan.", "The user is vegan.")),
         (("I like jazz.", "The user likes jazz."), ("I like rock.", "The user likes rock.")),
+        (
+            ("I was a nurse for ten years.", "The user was a nurse for ten years."),
+            ("I'm a nurse.", "The user is a nurse."),
+        ),
     ],
-    ids=["numbers", "negation", "close-kinds", "different-things"],
+    ids=["numbers", "negation", "close-kinds", "different-things", "past-and-present"],
 )
 def test_different_claims_are_never_merged(alice, fake_llm, first, then):
     for turn, fact in (first, then):
