@@ -220,24 +220,45 @@ def _is_imperative(verb: Token) -> bool:
 _ENGLISH = frozenset(
     "i'm im my mine the and to of you your it are am were have has this that with for what how does did "
     "can we our be been not but just please thanks would at from about like there they he she his her "
-    "them which who when where why if or any some all".split()
+    "them which who when where why if or any some all will".split()
 )
 
 
-# English words that are common words of other languages written in Latin letters too: Polish,
-# Czech and Croatian "i" (and; "I" is English) and "to" (it), German "am" (at the).
-_SHARED = frozenset({"i", "to", "am"})
+# English words that are common words of other languages written in Latin letters too, with
+# those languages: "i" (and, in; "I" is English), "to" (it), "am" (at the; I have).
+_SHARED_WITH = {
+    "i": ("pl", "cs", "sk", "hr", "sl", "sv", "da", "no", "it"),
+    "to": ("pl", "cs", "sk", "hr", "sl"),
+    "am": ("de", "ro"),
+}
+_SHARED = frozenset(_SHARED_WITH)
 
 
 def looks_english(doc: Doc) -> bool:
     """Whether the turn is English enough for an English parse to mean anything. A turn whose only
-    English-looking words are also words of another language does not count when it has letters
-    English does not use ("Mój mąż jest pilotem i ...")."""
+    English-looking words are also words of another language is not, when it has letters English
+    does not use ("Mój mąż jest pilotem i ..."); in plain ASCII ("Jag bor i Stockholm.", "i work
+    nights") a language identifier decides between English and the languages they are all words of."""
     words = [t for t in doc if t.is_alpha]
     marks = [t.text if t.lower_ == "i" else t.lower_ for t in words if t.lower_ == "i" or t.lower_ in _ENGLISH]
-    if marks and set(marks) <= _SHARED and any(not t.text.isascii() for t in words):
-        return False
+    if marks and set(marks) <= _SHARED:
+        if any(not t.text.isascii() for t in words):
+            return False
+        others = set.intersection(*(set(_SHARED_WITH[mark]) for mark in marks))  # where every one is a word
+        return not others or _identified_language(doc.text, others) == "en"
     return len(marks) >= max(1, 0.1 * len(words))
+
+
+@functools.cache
+def _language_identifier():
+    from py3langid.langid import MODEL_DIR, MODEL_FILE, LanguageIdentifier
+
+    return LanguageIdentifier.from_modelpath(MODEL_DIR / MODEL_FILE)  # its bundled model, loaded once (0.7 s)
+
+
+def _identified_language(text: str, others: set[str]) -> str:
+    """English or one of `others`, whichever langid's naive Bayes model finds the text likelier in."""
+    return next(lang for lang, _ in _language_identifier().rank(text) if lang == "en" or lang in others)
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？])")

@@ -238,6 +238,11 @@ def test_a_fact_is_dated_by_its_turn_in_the_write_path(alice):
         ("Ich bin am Montag in Köln.", False),
         ("I moved to Zürich last year.", True),
         ("i think so", True),
+        # in plain ASCII, a language identifier decides between English and the languages of "i"
+        ("Jag bor i Stockholm och jobbar som barnmorska.", False),  # Swedish "i" is "in"
+        ("Ho due gatti e i miei genitori abitano a Bari.", False),  # Italian "i" is "the"
+        ("i work nights lol", True),
+        ("i am a nurse", True),  # no other language has both "i" and "am"
     ],
 )
 def test_words_english_shares_with_other_languages_do_not_make_a_turn_english(turn, english):
