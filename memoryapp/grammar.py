@@ -1011,7 +1011,7 @@ _NOW_WORDS = frozenset("now still currently already".split())
 def claim(fact: str) -> tuple[frozenset[str], frozenset[str]]:
     """What a fact claims, as the lemmas of its content words, and how long it has held, as the
     words of that phrase: "The user has been vegan for three years." claims {user, vegan} and
-    has held {for, three, year}, like "The user is vegan." with more. A past fact ("The user was
+    has held {for, three, years}, like "The user is vegan." with more. A past fact ("The user was
     a nurse for ten years.") claims "past" too, so it never restates a present one."""
     doc = _fact_parse(fact)
     root = _root(doc)
