@@ -324,6 +324,8 @@ def extract_facts(text: str, *, said: date | None = None, reading: str | None = 
     for fact in candidates:
         if fact not in unique:
             unique.append(fact)
-    if len(unique) < limit:  # room for a job's place as a fact of its own
-        unique = [part for fact in unique for part in grammar.job_and_place(fact)]
+    if len(unique) < limit:  # room for a job's place, or a home's company, as a fact of its own
+        unique = [
+            part for fact in unique for job in grammar.job_and_place(fact) for part in grammar.home_and_company(job)
+        ]
     return unique[:limit]

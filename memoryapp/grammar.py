@@ -1061,6 +1061,24 @@ def job_and_place(fact: str) -> list[str]:
     return [f"{match['job']}.", f"The user {doing} in {match['place']}."]
 
 
+_PLACE = r"[A-ZÀ-Þ][\w'’-]+(?:[ -][A-ZÀ-Þ][\w'’-]+){0,2}"
+_HOME_WITH = (
+    re.compile(rf"^The user lives in (?P<place>{_PLACE}) with (?P<who>[^,;]+)\.$"),
+    re.compile(rf"^The user lives with (?P<who>[^,;]+?) in (?P<place>{_PLACE})\.$"),
+)
+
+
+def home_and_company(fact: str) -> list[str]:
+    """A home shared with someone as two facts, where the user lives and with whom: "The user
+    lives in Lyon with their partner." -> "The user lives in Lyon.", "The user lives with their
+    partner." A move then retires the old home (memoryapp.slots) and leaves the partner be."""
+    for pattern in _HOME_WITH:
+        match = pattern.match(fact)
+        if match is not None:
+            return [f"The user lives in {match['place']}.", f"The user lives with {match['who']}."]
+    return [fact]
+
+
 _ADDRESSED = re.compile(rf",\s*(?i:{'|'.join(sorted(_ADDRESS_WORDS))})\s*([.!?]?)\s*$")
 
 

@@ -21,6 +21,12 @@ from memoryapp.extraction import extract_facts
         ("Last Friday I went to a council meeting.", ["The user went to a council meeting last Friday."]),
         ("Hi I'm Noor, nice to meet you.", ["The user's name is Noor."]),
         ("Hi there! I work as a nurse in Leeds.", ["The user works as a nurse.", "The user works in Leeds."]),
+        # a home shared is where and with whom, each a fact of its own
+        ("I live in Lyon with my partner.", ["The user lives in Lyon.", "The user lives with their partner."]),
+        (
+            "I live with my wife and two kids in Leeds.",
+            ["The user lives in Leeds.", "The user lives with their wife and two kids."],
+        ),
         ("However, I finally passed my driving test!", ["The user finally passed their driving test."]),
         ("Call me Priya, and I'm always in UTC.", ["The user's name is Priya.", "The user's timezone is UTC."]),
         ("My name's David.", ["The user's name is David."]),

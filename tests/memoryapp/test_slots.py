@@ -54,6 +54,12 @@ def test_moving_retires_the_old_home_and_recall_finds_only_the_new_one(alice):
     assert [r.memory.text for r in recall(alice, "Which city do I live in now?")] == ["The user lives in Porto."]
 
 
+def test_a_move_retires_a_shared_home_and_leaves_whom_the_user_lives_with(alice):
+    assert remember(alice, user_turn(alice, "I live in Lyon with my partner.")) == 2
+    remember(alice, user_turn(alice, "We moved to Paris last month."))
+    assert live_texts(alice) == ["The user lives in Paris.", "The user lives with their partner."]
+
+
 def test_restating_the_current_fact_retires_nothing(alice):
     remember(alice, user_turn(alice, "I live in Lisbon."))
     remember(alice, user_turn(alice, "Yes, I live in Lisbon."))
