@@ -1041,11 +1041,10 @@ def claim(fact: str) -> tuple[frozenset[str], frozenset[str]]:
     return frozenset(words), frozenset(doc[i].lower_ for i in held)
 
 
+# A named place: up to three capitalised words ("Leeds", "New York").
+_PLACE = r"[A-ZÀ-Þ][\w'’-]+(?:[ -][A-ZÀ-Þ][\w'’-]+){0,2}"
 # "The user is a nurse in Leeds." / "The user works as a history teacher at a school in Sevilla."
-_JOB_IN_PLACE = re.compile(
-    r"^(?P<job>The user (?:is an?|works as an?) (?P<what>[^,;]+?)) in "
-    r"(?P<place>[A-ZÀ-Þ][\w'’-]+(?:[ -][A-ZÀ-Þ][\w'’-]+){0,2})\.$"
-)
+_JOB_IN_PLACE = re.compile(rf"^(?P<job>The user (?:is an?|works as an?) (?P<what>[^,;]+?)) in (?P<place>{_PLACE})\.$")
 _STUDYING = frozenset("student pupil undergraduate postgraduate".split())
 
 
@@ -1061,7 +1060,6 @@ def job_and_place(fact: str) -> list[str]:
     return [f"{match['job']}.", f"The user {doing} in {match['place']}."]
 
 
-_PLACE = r"[A-ZÀ-Þ][\w'’-]+(?:[ -][A-ZÀ-Þ][\w'’-]+){0,2}"
 _HOME_WITH = (
     re.compile(rf"^The user lives in (?P<place>{_PLACE}) with (?P<who>[^,;]+)\.$"),
     re.compile(rf"^The user lives with (?P<who>[^,;]+?) in (?P<place>{_PLACE})\.$"),

@@ -433,8 +433,10 @@ def _paraphrased_memory(
             # In other words, in fewer or in more: "The user is a product manager." and "The user is
             # a product manager at a logistics startup." state one fact.
             return memory_id, text, old < new
+    if slot_of(fact) != slot_of(text):
+        return None
     (new_claim, new_held), (old_claim, old_held) = grammar.claim(fact), grammar.claim(text)
-    if new_claim == old_claim and slot_of(fact) == slot_of(text):
+    if new_claim == old_claim:
         # One claim, with and without how long it has held: "The user has been vegan for three
         # years." is said again by "The user is vegan.", and with more the other way round.
         return memory_id, text, bool(new_held) and not old_held
