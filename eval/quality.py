@@ -20,6 +20,7 @@ from chat.services import conversation_create, turn_append
 from core.llm import ModelUnavailable
 from eval.suite import Suite, SuiteTurn, SuiteUser
 from memoryapp.embeddings import get_embedder
+from memoryapp.extraction import english_reading
 from memoryapp.grammar import NEEDED, NOT_NEEDED
 from memoryapp.models import Memory, MemoryEvidence
 from memoryapp.need import turn_need
@@ -421,16 +422,25 @@ def _read_pass(suite_user: SuiteUser, user, own_turns: set[int], report: Report)
         )
 
 
+def _reading(turn: str) -> str | None:
+    """The turn's English reading, as `remember` asks for it; None when the model fails."""
+    try:
+        return english_reading(turn)
+    except ModelUnavailable:
+        return None
+
+
 def _gate_pass(suite: Suite, report: Report) -> None:
     """Each invented or misattributed fact against the turn it is claimed to come from, through the real gate.
 
     Invented facts were never stated: rejecting them is the gate's job. Misattributed ones
     were stated about someone else (or only hypothetically), so they are close to their
     turn by construction; the extractor must not propose them, and the figure shows how
-    little the gate can help when it does.
+    little the gate can help when it does. Each turn is weighed as the write path weighs it:
+    with the model's English reading when a model is configured and the turn is not English.
     """
     for item in suite.invented:
-        _, kept, rejected = gate_facts(item.turn, [item.fact])
+        _, kept, rejected = gate_facts(item.turn, [item.fact], reading=_reading(item.turn))
         (outcome,) = (*kept, *rejected)
         report.invented += 1
         report.invented_similarities.append(outcome.similarity)
@@ -439,7 +449,7 @@ def _gate_pass(suite: Suite, report: Report) -> None:
         else:
             report.invented_accepted.append(f"{item.kind}: {item.turn!r} -> {item.fact!r} ({outcome.similarity:.2f})")
     for item in suite.misattributed:
-        _, kept, rejected = gate_facts(item.turn, [item.fact])
+        _, kept, rejected = gate_facts(item.turn, [item.fact], reading=_reading(item.turn))
         report.misattributed += 1
         report.misattributed_similarities.append((*kept, *rejected)[0].similarity)
         report.misattributed_rejected += bool(rejected)

@@ -7,6 +7,7 @@ reads who each clause of the turn is about and rejects a fact whose best support
 about someone else, or only imagined:
 - a clause whose subject is another person ("my sister ...", "he ...", "Dana works ...");
 - a hypothetical ("if I were rich ...", "I'd love to ...");
+- a quotation standing as a clause of its own ("As the saying goes, 'a watched pot never boils'.");
 - a name that the turn gives to someone else ("my colleague Dr. Alvarez"), put on the user.
 A fact that names the relation itself ("The user's wife is named Sara.") is about the user's
 family and stays. The rules are English; other languages pass unchanged.
@@ -26,12 +27,21 @@ RELATIONS = (
     "grandfather", "grandma", "grandpa", "grandson", "granddaughter", "client", "customer", "landlord",
     "mentor", "student", "classmate", "teammate", "assistant", "ex", "in-law", "family", "team",
     "accountant", "lawyer", "coach", "trainer", "tutor", "nanny", "babysitter", "chef", "barber",
-    "hairdresser", "mechanic", "vet", "supervisor", "professor",
+    "hairdresser", "mechanic", "vet", "supervisor", "professor", "twin", "children",
 )  # fmt: skip
 _RELATION = r"(?:" + "|".join(re.escape(r) for r in RELATIONS) + r")(?:s|es)?"
-_FILLER = r"(?:(?:well|so|also|actually|oh|yes|yeah|ok|okay|honestly|btw|and|but|now|then|plus|anyway)\W+)*"
+_FILLER = (
+    r"(?:(?:well|so|also|actually|oh|yes|yeah|ok|okay|honestly|btw|and|but|now|then|plus|anyway|lol|lmao|haha|omg|"
+    r"ugh|wow)\W+)*"
+)
+# Whose relation: the user's ("my sister"), someone else's ("his boss", "Tom's wife"), anyone's
+# ("the kids", "a colleague"), or with no word before it when there are several ("Colleagues go to
+# the gym") or it is what the user calls a parent ("Mum says ..."): in each case the clause is
+# about that person, not the user.
 _THIRD_PARTY = re.compile(
-    rf"^{_FILLER}(?:(?:my|our|his|her|their)\s+(?:[\w'-]+\s+){{0,2}}?{_RELATION}\b|(?:he|she|they|his|her|their)\b)",
+    rf"^{_FILLER}(?:(?:my|our|his|her|their|the|a|an|this|that|these|those|[\w-]+['’]s)\s+(?:[\w'-]+\s+){{0,2}}?"
+    rf"{_RELATION}\b|(?:he|she|they|his|her|their)\b|(?:{'|'.join(re.escape(r) for r in RELATIONS)})(?:s|es)\b"
+    r"|(?:mom|mum|dad|mama|papa|grandma|grandpa|children)\b)",
     re.IGNORECASE,
 )
 _NAMED_SUBJECT = re.compile(
@@ -48,6 +58,76 @@ _TO_THE_LISTENER = re.compile(
     r"(?:you|you're|you’re|youre|you've|you’ve|you'll|you’ll|you'd|you’d|your|yours|u|ur)\b",
     re.IGNORECASE,
 )
+# A clause led by a relative, a friend or a colleague in the other languages the multilingual
+# encoder reads ("Mi hermana vive en Buenos Aires.", "Mein Chef trinkt nur Espresso.",
+# "上司はゴルフが大好きです。"), with the English word for the relation. Only the clause itself is
+# read as theirs: a language that drops its pronouns gives the next clause no subject to inherit.
+_RELATIONS_ABROAD = {
+    "brother": "hermano fratello irmão bruder frère broer brat брат kardeşim abim ağabeyim "
+    "哥哥 弟弟 兄 弟 형 오빠 동생 أخي",
+    "sister": "hermana sorella irmã schwester sœur soeur zus siostra сестра ablam 姐姐 妹妹 姉 妹 누나 언니 أختي",
+    "mother": "madre mamá mamma mãe mutter mama mère maman moeder matka мама мать annem 妈妈 母 엄마 어머니 أمي",
+    "father": "padre papá papà pai vater papa père vader ojciec tata папа отец babam 爸爸 父 아빠 아버지 أبي",
+    "son": "hijo figlio filho sohn fils zoon syn сын oğlum 儿子 息子 아들 ابني",
+    "daughter": "hija figlia filha tochter fille dochter córka дочь kızım 女儿 娘 딸 ابنتي",
+    "husband": "marido esposo marito ehemann mann mari man mąż муж kocam 丈夫 老公 夫 主人 남편 زوجي",
+    "wife": "esposa mujer moglie mulher ehefrau frau femme vrouw żona жена karım 妻子 老婆 妻 아내 زوجتي",
+    "partner": "pareja novio novia ragazzo ragazza namorado namorada freund freundin copain copine vriend vriendin "
+    "chłopak dziewczyna парень девушка eşim sevgilim 男朋友 女朋友 彼氏 彼女 남자친구 여자친구",
+    "friend": "amigo amiga amico amica ami amie przyjaciel przyjaciółka друг подруга arkadaşım 朋友 友達 友人 친구 "
+    "صديقي صديقتي",
+    "boss": "jefe jefa capo chefe chef chefin patron patronne baas szef szefowa начальник начальница patronum "
+    "müdürüm 老板 上司 상사 مديري",
+    "colleague": "compañero compañera colega collega kollege kollegin collègue kolega koleżanka коллега "
+    "同事 同僚 동료 زميلي",
+    "neighbour": "vecino vecina vicino vicina vizinho vizinha nachbar nachbarin voisin voisine buurman buurvrouw "
+    "sąsiad sąsiadka сосед соседка komşum 邻居 隣人 이웃 جاري",
+    "brother-in-law": "cuñado cognato cunhado schwager beau-frère",
+    "sister-in-law": "cuñada cognata cunhada schwägerin belle-sœur",
+    "cousin": "primo prima cugino cugina cousin cousine",
+    "uncle": "tío zio tio onkel oncle amcam dayım",
+    "aunt": "tía zia tia tante teyzem halam",
+    "grandmother": "abuela nonna avó oma grand-mère babcia бабушка 祖母 할머니",
+    "grandfather": "abuelo nonno avô opa grand-père dziadek дедушка 祖父 할아버지",
+}
+_ABROAD = {word: relation for relation, words in _RELATIONS_ABROAD.items() for word in words.split()}
+_TURKISH = frozenset(
+    "kardeşim abim ağabeyim ablam annem babam oğlum kızım kocam karım eşim sevgilim arkadaşım patronum müdürüm "
+    "komşum amcam dayım teyzem halam".split()
+)
+
+
+def _alternatives(words: list[str]) -> str:
+    return "|".join(re.escape(word) for word in sorted(words, key=len, reverse=True))
+
+
+# Turkish says "my" with a suffix ("annem", "kocam"); Chinese, Japanese, Korean and Arabic
+# words may open the clause with no space after a possessive ("我妈妈", "上司は").
+_SUFFIXED = [w for w in _ABROAD if w in _TURKISH]
+_ASIAN_OR_ARABIC = [w for w in _ABROAD if re.search(r"[\u0600-\u06ff\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]", w)]
+_SPACED = [w for w in _ABROAD if w not in _SUFFIXED and w not in _ASIAN_OR_ARABIC]
+_OPENER = (
+    r"(?:mi|mis|tu|su|sus|mein|meine|meinem|meiner|unser|unsere|mon|ma|mes|notre|nos|mio|mia|miei|mie|meu|minha|"
+    r"meus|minhas|mój|moja|moi|moje|мой|моя|мои|наш|наша|mijn|onze|el|la|los|las|le|les|der|die|das|il|lo|"
+    r"o|a|os|as|het|de)"
+)
+_ABROAD_SUBJECT = re.compile(
+    rf"^(?:{_OPENER}\s+){{1,2}}(?:[\w'-]+\s+)?({_alternatives(_SPACED)})\b"
+    rf"|^(?:benim\s+)?({_alternatives(_SUFFIXED)})\b"
+    rf"|^(?:我的?|我们的?|私の|僕の|うちの|제|내|우리)?\s*({_alternatives(_ASIAN_OR_ARABIC)})",
+    re.IGNORECASE,
+)
+
+
+def relation_abroad(clause: str) -> str | None:
+    """The English word for the relation that leads a clause in another language, or None."""
+    match = _ABROAD_SUBJECT.match(clause)
+    if not match:
+        return None
+    word = next(group for group in match.groups() if group)
+    return _ABROAD.get(word) or _ABROAD.get(word.lower())
+
+
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i’m|im|i've|i’ve|i'll|me|myself|mine)\b|\bmy\b", re.IGNORECASE)
 _HYPOTHETICAL = re.compile(
     r"\b(?:if|would|wish|imagine|pretend|suppose|hypothetically|someday|i'd|i’d|dream of|fantasi[sz]e)\b",
@@ -68,10 +148,13 @@ _CLAUSE = re.compile(
 )
 
 
+_QUOTATION = re.compile(r"[\"“'‘][^\"“”]+[\"”'’]", re.S)
+
+
 @dataclass(frozen=True)
 class Clause:
     text: str
-    subject: str  # "user", "other", "listener", "hypothetical" or "unknown"
+    subject: str  # "user", "other", "listener", "hypothetical", "quoted" or "unknown"
     relation: str | None = None  # the relation word when the subject is "my <relation>"
 
 
@@ -92,8 +175,16 @@ def sentences(text: str) -> list[str]:
 _NAMES_ME = re.compile(r"\b(?:call|calls|called|know|knows)\s+me\b", re.IGNORECASE)
 
 
+# "If" opening a clause in the other languages the encoder reads: "Si j'étais riche, ...",
+# "Wenn ich reich wäre, ...", "如果我有钱，...". What the clause and the rest of its sentence say is imagined.
+_IF_ABROAD = re.compile(r"^(?:(?:si|wenn|falls|se|jeśli|jeżeli|если|eğer)\b|如果|要是|もし|만약)", re.IGNORECASE)
+
+
+_CONDITION = re.compile(rf"^{_FILLER}(?:if|unless|suppose|supposing|imagine)\b", re.IGNORECASE)
+
+
 def _subject(clause: str, inherited: str) -> tuple[str, str | None]:
-    if _HYPOTHETICAL.search(clause):
+    if _HYPOTHETICAL.search(clause) or _IF_ABROAD.match(clause):
         return "hypothetical", None
     if _NAMES_ME.search(clause):  # "my friends call me Priya" is about the user
         return "user", None
@@ -116,12 +207,23 @@ def clauses(text: str) -> list[Clause]:
     result: list[Clause] = []
     for sentence in sentences(text):
         subject, relation = "unknown", None
+        consequent = False
         parts = _CLAUSE.split(_WITH_ME.sub(r"\1 with", sentence))
         for part in parts:
             part = part.strip(" .!?;")
             if len(part) < 3:
                 continue
+            if _QUOTATION.fullmatch(part):  # a saying or someone's words, whoever they are about
+                result.append(Clause(part, "quoted"))
+                continue
+            abroad = relation_abroad(part)
+            if abroad:  # the clause is theirs, and its neighbours are left as they were read
+                result.append(Clause(part, "other", abroad))
+                continue
             found, found_relation = _subject(part, subject)
+            if consequent:  # "If you win the lottery, I'll buy a house": what follows an "if" is imagined too
+                found, found_relation = "hypothetical", None
+            consequent = bool(_CONDITION.match(part) or _IF_ABROAD.match(part))
             if found != subject or found_relation:
                 subject, relation = found, found_relation
             result.append(Clause(part, subject, relation if subject == "other" else None))
@@ -191,6 +293,8 @@ def misattribution(fact: str, clause: Clause, turn: str) -> str | None:
         return named
     if clause.subject == "hypothetical":
         return "the supporting clause is hypothetical"
+    if clause.subject == "quoted":
+        return "the supporting clause is quoted, not the user speaking"
     if clause.subject == "other" and not (clause.relation and _about_relation(fact, clause.relation)):
         return "the supporting clause is about someone else"
     if clause.subject == "listener" and not _ABOUT_THE_ASSISTANT.search(fact):

@@ -302,6 +302,36 @@ def asks_outright(text: str) -> bool:
     )
 
 
+# A request of the assistant, up to the "me" it is for: "Remind me", "Can you give me", "Please
+# explain". What follows it is what is asked for.
+_REQUEST = re.compile(
+    r"^(?:please\s+)?(?:(?:can|could|would|will)\s+(?:you|u)\s+(?:please\s+)?)?"
+    r"(?:tell|give|show|explain|teach|remind|write|send|translate|summari[sz]e|recommend|suggest|find|list|describe|"
+    r"define)\b(?:\s+(?:me|us)\b)?",
+    re.I,
+)
+
+
+def only_asks_for_something(text: str) -> bool:
+    """Does every sentence of the turn ask a question outright or ask the assistant for something,
+    with no word about the user, anyone else or the one asked beyond the request itself ("Remind
+    me what a REST API is?", "Can you give me a recipe for apple strudel?", "Show me how to tie
+    a bowline.")? Such a turn says nothing of who asks: a fact about them from it is presumed."""
+    sentences = _own_sentences(text)
+    if not sentences or _STANDING.search(own_words(text)):
+        return False
+    asked: list[str] = []
+    for sentence in sentences:
+        request = _REQUEST.match(sentence)
+        if request:
+            asked.append(sentence[request.end() :])
+        elif sentence.endswith(("?", "？")) and asks_outright(sentence):
+            asked.append(sentence)
+        else:
+            return False
+    return not speaks_of_anyone(" ".join(asked))
+
+
 def speaks_of_anyone(text: str) -> bool:
     """Does the turn, outside its quotes and code, say "I", "me", "my", "we" or "our", or speak
     to "you"?"""
@@ -1474,26 +1504,129 @@ _LEAVING = frozenset("move relocate emigrate switch transfer leave".split())
 _STALE_REACH = 4  # words after the marker, within its clause, that it can cover
 
 
+# What a fact of where the user lives, works or studies names as the place, when it is no proper
+# name ("works at a bank"), and what a fact says the user is ("a nurse", "vegan"): values the turn
+# can say are no longer theirs.
+_PLACED = frozenset("live work study teach stay".split())
+# Verbs whose past says the state is over when the fact says it holds: "we were in Bergen",
+# "I worked at Google", "I was living in Leeds".
+_STATES = frozenset("be live work study teach stay".split())
+
+
 def stale_value(fact: str, turn: str) -> str | None:
     """Why `fact` states a value its English turn says does not or no longer holds, or None.
 
     Similarity sees the value in the turn and passes the fact: "The user lives in Berlin." scores
     high against "I moved from Berlin to Lisbon.", and "The user drives a Model 3." against
-    "It's a Model Y, not a Model 3.". The fact is refused when one of its names or numbers
-    appears in the turn only where a negation, "no longer", "used to" or a move's "from" covers
-    it, and the fact says it plainly. A fact that says so too ("The user used to live in Rome.",
-    "The user does not eat pork.") is left alone."""
+    "It's a Model Y, not a Model 3.". The fact is refused when one of its values appears in the
+    turn only where a negation, "no longer", "used to" or a move's "from" covers it or, for a fact
+    in the present tense, only in a clause in the past ("before that we were in Bergen" -> "The
+    user lives in Bergen."), and the fact says it plainly. Its values are its names and numbers,
+    the place of a home, job or study ("works at a bank") and what it says the user is ("is a
+    nurse"). A fact that says so too ("The user used to live in Rome.", "The user
+    does not eat pork.") is left alone."""
     said = _fact_parse(fact)
     if any(t.dep_ == "neg" for t in said):
         return None
-    values = {t.lower_ for t in said if t.pos_ in {"PROPN", "NUM"} and t.lower_ != "user"} - _covered(said)
+    root = _root(said)
+    placed = root is not None and root.lemma_ in _PLACED
+    values = {
+        t.lower_
+        for t in said
+        if t.lower_ != "user"
+        and (
+            t.pos_ in {"PROPN", "NUM"}
+            or (placed and t.pos_ == "NOUN" and t.dep_ == "pobj" and t.head.head == root)
+            or (root.lemma_ == "be" and t.head == root and t.dep_ in {"attr", "acomp"} and t.pos_ in {"NOUN", "ADJ"})
+        )
+    } - _covered(said)
     if not values:
         return None
     doc = analyse(turn)
     if not looks_english(doc):
         return None
-    stale = sorted(values & _covered(doc, every=True))
+    covered = _covered(doc, every=True)
+    if root is not None and root.tag_ in {"VBZ", "VBP"} and root.lemma_ in _STATES:
+        covered |= _past_only(doc)
+    # A name the turn spells otherwise ("Sevilla" for the fact's "Seville") is matched by its start
+    words = {t.lower_ for t in doc}
+    stale = sorted(
+        v for v in values if v in covered or (v not in words and len(v) >= 5 and any(w[:5] == v[:5] for w in covered))
+    )
     return f"the turn says {stale[0]!r} is not, or is no longer, the user's" if stale else None
+
+
+# Words that raise what the user is or does beyond what a turn says ("learning flamenco guitar"
+# -> "a professional flamenco guitarist", "adopted a greyhound" -> "breeds greyhounds"): a fact
+# may use one only when its turn does.
+_RAISING = frozenset(
+    "professional professionally expert certified licensed qualified accredited award-winning champion famous "
+    "renowned fluent fluently breed breeder".split()
+)
+_DEGREE = (
+    r"(?:degree|phd|ph\.d\.?|mba|master's|masters|master|bachelor's|bachelor|doctorate|diploma|licen[cs]e|certificate)"
+)
+_HOLDING = frozenset("have hold earn get obtain complete".split())
+# A degree the user is still working towards: "doing a part-time MBA", "studying for a law degree".
+_TOWARDS = re.compile(
+    r"\b(?:doing|studying|pursuing|taking|finishing|starting|working\s+(?:on|towards?)|enrolled\s+in|"
+    r"applying\s+(?:for|to)|towards?|for)\s+(?:(?:a|an|my|the|her|his|their)\s+)?(?:[\w'’-]+\s+){0,3}?$",
+    re.I,
+)
+
+
+def says_more(fact: str, turn: str) -> str | None:
+    """Why `fact` claims more than its turn, or None: a word that raises the user's standing that
+    the turn does not use (for a turn in another Latin-script language, no word of the turn
+    shares its first four letters: "profesional", "professionnel"), or a degree held that the
+    English turn says the user is still working towards."""
+    said = _fact_parse(fact)
+    english = looks_english(analyse(turn))
+    told = {t.lower_ for t in analyse(turn)} | {t.lemma_.lower() for t in analyse(turn)} if english else set()
+    for token in said:
+        if token.lower_ not in _RAISING and token.lemma_.lower() not in _RAISING:
+            continue
+        if english and not ({token.lower_, token.lemma_.lower()} & told):
+            return f"the fact says more than the turn: {token.text!r}"
+        if not english and not _NON_LATIN.search(turn) and token.lower_[:4] not in turn.lower():
+            return f"the fact says more than the turn: {token.text!r}"
+    root = _root(said)
+    if not english or root is None or root.lemma_ not in _HOLDING:
+        return None
+    for degree in re.findall(rf"\b{_DEGREE}(?!\w)", fact, re.I):
+        found = list(re.finditer(rf"\b{re.escape(degree)}(?!\w)", turn, re.I))
+        if found and all(_TOWARDS.search(turn[: m.start()]) for m in found):
+            return f"the turn says the user is still working towards the {degree}"
+    return None
+
+
+# The user's code, as a fact: "The user's add function fails on a string and a number." from a
+# turn that shows the function is the problem of the moment, not a fact about the user.
+_CODE_THING = re.compile(
+    r"^the user's (?:[\w`.()-]+ ){0,2}(?:function|method|script|code|query|program|class|loop|regex|snippet|"
+    r"test|tests|build|stack trace|error|bug|sql)\b",
+    re.I,
+)
+
+
+def about_shown_code(fact: str, turn: str) -> bool:
+    """Is the fact about code that the turn shows (fenced, inline, or lines that read as code)?"""
+    return bool(_CODE_THING.match(fact)) and bool(code_spans(turn) or _CODE_SIGNS.search(turn))
+
+
+def _past_only(doc: Doc) -> set[str]:
+    """The words of `doc` that occur only in clauses of being, living or working in the past."""
+    past: set[int] = set()
+    for token in doc:
+        verb = token
+        while verb.head.i != verb.i and not (verb.pos_ in {"VERB", "AUX"} and verb.dep_ not in {"aux", "auxpass"}):
+            verb = verb.head
+        if verb.lemma_.lower() in _STATES and (
+            verb.tag_ == "VBD"
+            or any(c.dep_ == "aux" and c.tag_ == "VBD" and c.lemma_ in {"be", "have"} for c in verb.children)
+        ):
+            past.add(token.i)
+    return {doc[i].lower_ for i in past} - {t.lower_ for t in doc if t.i not in past}
 
 
 def _covered(doc: Doc, *, every: bool = False) -> set[str]:
@@ -1504,7 +1637,9 @@ def _covered(doc: Doc, *, every: bool = False) -> set[str]:
         following = doc[token.i + 1 : token.i + 1 + _STALE_REACH]
         used_to = token.lemma_ == "use" and token.tag_ == "VBD" and following[:1].text == "to"
         leaving = token.lower_ == "from" and token.head.lemma_.lower() in _LEAVING
-        if not (token.lower_ in _NO_LONGER or used_to or leaving):
+        # "I no live in Sevilla": a small model's reading says "not" so
+        broken_not = token.lower_ == "no" and token.i > 0 and doc[token.i - 1].lower_ in {"i", "we"}
+        if not (token.lower_ in _NO_LONGER or used_to or leaving or broken_not):
             continue
         # "from Berlin to Lisbon": the move's "to" starts what holds now
         ends = {"but", "and", "to"} if leaving else {"but", "and"}

@@ -20,7 +20,7 @@ from django.utils import timezone
 from pgvector import Vector
 
 from chat.models import Turn
-from memoryapp import attribution, grammar, sensitive, thresholds
+from memoryapp import attribution, grammar, sensitive, smalltalk, thresholds
 from memoryapp.embeddings import get_embedder, get_multilingual_embedder
 from memoryapp.extraction import clean_fact, declined, english_reading, extract_facts
 from memoryapp.hashing import content_hash
@@ -125,18 +125,20 @@ def gate_facts(
     can then support a fact, and be read for whose fact it is, as an English clause is.
 
     A fact is kept when
-    0. it carries no secret (a password, key, card, bank or id number) and no contact detail the
-       user did not ask to be remembered (see memoryapp.sensitive), and it is an English
-       sentence about the user, not about the assistant or someone the user knows (see
-       memoryapp.grammar.fact_problems), nor what a turn that only asks, and never speaks of
-       the user, was guessed to presume;
+    0. its turn neither asks to forget nor carries a secret (`declined`), and is more than a
+       pleasantry (memoryapp.smalltalk); it carries no secret
+       (a password, key, card, bank or id number) and no contact detail the user did not ask to
+       be remembered (see memoryapp.sensitive); and it is an English sentence about the user,
+       not about the assistant or someone the user knows (see memoryapp.grammar.fact_problems),
+       nor what a turn that only asks, and never speaks of the user, was guessed to presume;
     1. its cosine similarity to the turn, or to one clause of it, is at or above the write
        gate: a fact the extractor invented scores low against its own source; and
     2. the clause that supports it best is the user speaking about themselves: similarity
        measures topic, not subject, so a colleague's name or a sister's city put on the
        user would pass step 1 (see memoryapp.attribution); and
     3. it does not restate the turn's question, nor state a value the turn says is not or no
-       longer the user's ("moved from Berlin", "a Model Y, not a Model 3").
+       longer the user's ("moved from Berlin", "a Model Y, not a Model 3"), nor claim more than
+       the turn ("learning flamenco guitar" -> "a professional guitarist").
     """
     embedder = get_embedder()
     parts = attribution.clauses(content)[:_MAX_GATE_CLAUSES]
@@ -159,8 +161,22 @@ def gate_facts(
     rejected: list[GatedFact] = []
     problems = grammar.fact_problems(facts, content)
     across = _across_languages(content, facts)
+    turn_declined = _DECLINED.get(declined(content) or "", "") or (
+        "the turn is only a greeting, thanks or acknowledgement" if smalltalk.is_pleasantry(content) else ""
+    )
     for i, (text, vector, problem) in enumerate(zip(facts, fact_vectors, problems, strict=True)):
-        refused = sensitive.refusal(content, text) or problem or _asked_once(text, content) or _presumed(text, content)
+        refused = (
+            turn_declined
+            or sensitive.refusal(content, text)
+            or problem
+            or _asked_once(text, content)
+            or _presumed(text, content, reading if read else None)
+            or (
+                "the fact is about code the turn shows, a problem of the moment"
+                if grammar.about_shown_code(text, content)
+                else ""
+            )
+        )
         if refused:
             rejected.append(GatedFact(text, 0.0, vector, refused))
             continue
@@ -193,9 +209,18 @@ def gate_facts(
             grammar.restated_question(text, support.text)
             or attribution.misattribution(text, support, told)
             or grammar.stale_value(text, told)
+            or grammar.says_more(text, told)
         )
         (rejected if reason else kept).append(GatedFact(text, similarity, vector, reason or ""))
     return embedder.name, kept, rejected
+
+
+# `remember` never extracts from a declined turn; the gate refuses its facts all the same, so a
+# fact proposed for it by any other path (an import, a custom extractor) is not stored either.
+_DECLINED = {
+    "secret": "the turn carries a secret",
+    "forget": "the turn asks not to be remembered",
+}
 
 
 def _numbers(text: str) -> set[int]:
@@ -224,20 +249,23 @@ def _asked_once(fact: str, content: str) -> str | None:
     return None
 
 
-def _presumed(fact: str, content: str) -> str | None:
+def _presumed(fact: str, content: str, reading: str | None) -> str | None:
     """A fact from a turn that only asks and never speaks of the user ("Is `git rebase -i` safe
-    on a shared branch?" -> "The user is using `git rebase -i` on a shared branch.") is what
-    the question was guessed to presume. A turn that speaks to "you" is left to the rules on
-    the listener and on questions asked of the assistant. The turn must read as English, and open every sentence
-    with a question word ("Vim user here, what's ...?" says who asks), for its lack of "I" and
-    "my" to mean anything, unless the fact copies the turn's code."""
+    on a shared branch?" -> "The user is using `git rebase -i` on a shared branch.", "Remind me
+    what a REST API is?" -> "The user is learning about REST APIs.") is what the question was
+    guessed to presume. The turn, or its faithful English `reading`, must read as English, and
+    each sentence must be a question that opens with a question word ("Vim user here, what's
+    ...?" says who asks) or a request of the assistant, for its lack of "I" and "my" to mean
+    anything; a turn in another language without a reading is presumed upon only when the
+    fact copies its code. A turn that speaks to "you" is left to the rules on the listener and
+    on questions asked of the assistant."""
+    english = reading or content
+    if grammar.looks_english(grammar.analyse(english)) and grammar.only_asks_for_something(english):
+        return "the turn only asks, and says nothing of the user"
     if (
         grammar.only_asks(content)
         and not grammar.speaks_of_anyone(content)
-        and (
-            (grammar.asks_outright(content) and grammar.looks_english(grammar.analyse(content)))
-            or any(code in fact for code in grammar.code_spans(content))
-        )
+        and any(code in fact for code in grammar.code_spans(content))
     ):
         return "the turn only asks, and says nothing of the user"
     return None

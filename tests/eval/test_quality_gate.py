@@ -125,6 +125,7 @@ def test_restated_facts_make_no_twins(report):
 def test_the_write_gate_rejects_invented_facts(report):
     assert report.invented == len(load_suite().invented)
     assert report.invented_rejection >= 0.95, report.invented_accepted
+    assert report.misattributed_rejection >= 0.97
 
 
 @pytest.mark.django_db
@@ -156,7 +157,9 @@ def test_the_offline_default_remembers_and_recalls_most_of_the_suite(report):
 def test_the_unseen_set_holds_its_floors(unseen):
     # Floors just under the figures measured with the grammar extractor and the multilingual
     # embedder (README "Memory quality", "The embedder"): 0.441 write recall, 0.982 precision,
-    # 0 false memories (0/57), 0.761 invented rejected, 0.415 right first, 0.439 read recall, 0/34
+    # 0 false memories (0/57), 0.957 invented rejected (0.761 before the gate read requests,
+    # pleasantries, quotations, raised claims and relations in other languages), 18/18
+    # misattributed rejected (12/18 before), 0.415 right first, 0.439 read recall, 0/34
     # injected (0.600 read precision, 0.675 with the recall floor at 0.19). all-MiniLM-L6-v2 gave
     # 0.354 right first and 1/34 injected on the same memories. Before the set's optional facts
     # (eval/README.md, "Adjudication"): 0.879 precision, 0.103 false memories.
@@ -164,7 +167,8 @@ def test_the_unseen_set_holds_its_floors(unseen):
     assert unseen.write_recall >= 0.43
     assert unseen.write_precision >= 0.97
     assert unseen.false_memory_rate <= 0.02
-    assert unseen.invented_rejection >= 0.76
+    assert unseen.invented_rejection >= 0.95
+    assert unseen.misattributed_rejection >= 0.94
     assert unseen.right_first >= 0.40
     assert unseen.read_recall >= 0.43
     assert unseen.injection_rate <= 0.03
@@ -173,7 +177,8 @@ def test_the_unseen_set_holds_its_floors(unseen):
 @pytest.mark.django_db
 def test_the_chat_set_holds_its_floors(chats):
     # Floors just under the figures measured offline (README "Memory quality"): 0.387 write
-    # recall, 1.000 precision, 0 false memories (0/25), 0.941 invented rejected, 0.381 right first,
+    # recall, 1.000 precision, 0 false memories (0/25), 0.941 invented rejected, 13/14 misattributed
+    # rejected (10/14 before the gate read relations in other languages), 0.381 right first,
     # 0.372 read recall, 1/11 injected (before the set's optional facts: 0.828 precision, 0.172
     # false memories). When the set was written: 0.371, 0.793, 0.207, 0.941, 0.357, 0.349.
     assert chats.leaked == 0 and chats.twins == 0
@@ -181,6 +186,7 @@ def test_the_chat_set_holds_its_floors(chats):
     assert chats.write_precision >= 0.97
     assert chats.false_memory_rate <= 0.04
     assert chats.invented_rejection >= 0.94
+    assert chats.misattributed_rejection >= 0.92
     assert chats.right_first >= 0.37
     assert chats.read_recall >= 0.36
     assert chats.injection_rate <= 0.10

@@ -20,6 +20,11 @@ def _verdict(turn: str, fact: str) -> str | None:
         ("Dana works as a nurse at Rush.", "The user works as a nurse at Rush.", "about someone else"),
         ("My CEO loves spreadsheets.", "The user is a CEO.", "about someone else"),
         ("If I were rich I'd live in Monaco.", "The user lives in Monaco.", "hypothetical"),
+        ("Tom's wife just opened a bakery in Bristol.", "The user opened a bakery in Bristol.", "about someone else"),
+        ("the kids just flooded the bathroom lol", "The user flooded the bathroom.", "about someone else"),
+        ("As the saying goes, 'a watched pot never boils'.", "The user's pot never boils.", "quoted"),
+        ("Mi cuñado vive en Rosario.", "The user lives in Rosario.", "about someone else"),
+        ("Мой муж Игорь — хирург.", "The user is a surgeon.", "about someone else"),
         ("Wow, you're so dedicated to your studio!", "The user is dedicated to their studio.", "speaks to"),
         ("Your kids are lucky to have you.", "The user has kids.", "speaks to"),
         ("How did you get into running marathons?", "The user runs marathons.", "speaks to"),
@@ -132,3 +137,27 @@ def test_a_name_the_user_gives_themselves_beside_a_greeting_is_theirs(turn, fact
 def test_other_languages_pass_the_attribution_step_unchanged():
     turn = "Je m'appelle Lucía et j'habite à Lyon."
     assert all(misattribution("The user lives in Lyon.", clause, turn) is None for clause in clauses(turn))
+
+
+@pytest.mark.parametrize(
+    ("turn", "subjects"),
+    [
+        ("Mi hermana vive en Roma y yo en Nápoles.", [("other", "sister"), ("unknown", None)]),
+        ("Sono infermiera e mio marito è medico.", [("unknown", None), ("other", "husband")]),
+        ("上司はゴルフが大好きです。", [("other", "boss")]),
+        ("Annem Ankara'da yaşıyor.", [("other", "mother")]),
+        ("Si j'étais riche, j'achèterais un bateau.", [("hypothetical", None), ("hypothetical", None)]),
+        ("Vivo en Madrid con mi novia.", [("unknown", None)]),
+        ("If you win the lottery, I'll buy a house in Tuscany.", [("hypothetical", None), ("hypothetical", None)]),
+        ("I'd love to visit Japan, I live in Korea.", [("hypothetical", None), ("user", None)]),
+        ("Colleagues go to the gym every day.", [("other", "colleagues")]),
+        ("Teacher by trade, I live in Leeds.", [("unknown", None), ("user", None)]),
+    ],
+)
+def test_clauses_led_by_a_relation_or_an_if_are_not_the_users(turn, subjects):
+    assert [(c.subject, c.relation) for c in clauses(turn)] == subjects
+
+
+def test_a_family_fact_in_another_language_is_about_the_relation_and_stays():
+    (clause,) = clauses("Mi hermana se llama Ana.")
+    assert misattribution("The user's sister is named Ana.", clause, "Mi hermana se llama Ana.") is None

@@ -311,6 +311,12 @@ def test_an_instruction_said_to_stand_or_beside_a_statement_passes(turn, fact):
         ("I used to live in Glasgow, these days I'm in Dundee.", "The user lives in Glasgow.", "glasgow"),
         ("My daughter is 11, not 10.", "The user's daughter is 10.", "10"),
         ("I've never been to Australia but I'd love to go.", "The user has been to Australia.", "australia"),
+        ("We've been in Oslo for a year; before that we were in Bergen.", "The user lives in Bergen.", "bergen"),
+        ("I worked at Google for five years, now I'm at Meta.", "The user works at Google.", "google"),
+        ("I no longer work at the bank, now I teach maths.", "The user works at a bank.", "bank"),
+        ("I was a teacher, now I'm a nurse.", "The user is a teacher.", "teacher"),
+        # a small model's reading of "Ya no vivo en Sevilla", as the gate is given it
+        ("I no live in Sevilla, I moved to Valencia in September.", "The user lives in Seville.", "seville"),
     ],
 )
 def test_a_value_the_turn_says_is_not_or_no_longer_the_users_is_rejected(turn, fact, value):
@@ -327,7 +333,63 @@ def test_a_value_the_turn_says_is_not_or_no_longer_the_users_is_rejected(turn, f
         ("I work at Google, not Meta.", "The user works at Google."),
         ("I'm from Berlin and still live there.", "The user is from Berlin."),
         ("I don't eat pork, so please leave it out.", "The user does not eat pork."),
+        ("We've been in Oslo for a year; before that we were in Bergen.", "The user lives in Oslo."),
+        ("I lived in Paris and now live in Rome.", "The user lives in Rome."),
+        ("I was born in Lagos and live in London.", "The user is from Lagos."),
+        ("I was a teacher, now I'm a nurse.", "The user is a nurse."),
+        ("I no longer work at the bank, now I teach maths.", "The user teaches maths."),
     ],
 )
 def test_the_value_that_holds_and_a_fact_that_says_what_no_longer_holds_pass(turn, fact):
+    assert _rejection(turn, fact) == ""
+
+
+@pytest.mark.parametrize(
+    ("turn", "fact", "reason"),
+    [
+        ("Remind me what a REST API is?", "The user is learning about REST APIs.", "the turn only asks"),
+        ("Give me a recipe for banana bread?", "The user loves banana bread.", "the turn only asks"),
+        ("Show me how to tie a bowline knot.", "The user is a sailor.", "the turn only asks"),
+        (
+            "I am learning to play flamenco guitar.",
+            "The user is a professional flamenco guitarist.",
+            "says more than the turn",
+        ),
+        ("We adopted a rescue greyhound in March.", "The user breeds greyhounds.", "says more than the turn"),
+        ("I'm doing a part-time MBA at Warwick.", "The user has an MBA from Warwick.", "still working towards"),
+        ("I'm studying for a law degree at Leeds.", "The user has a law degree from Leeds.", "still working towards"),
+        (
+            "This query is slow:\n```sql\nSELECT * FROM orders WHERE total > 100;\n```\nHow do I speed it up?",
+            "The user's orders query is slow.",
+            "code the turn shows",
+        ),
+        ("morning!", "The user is a morning person.", "only a greeting"),
+        ("Buongiorno!", "The user is an early riser.", "only a greeting"),
+        (
+            "Don't save this, but I'm thinking of quitting my job.",
+            "The user is thinking of quitting their job.",
+            "asks not to be remembered",
+        ),
+    ],
+)
+def test_a_fact_that_claims_more_than_its_turn_says_is_rejected(turn, fact, reason):
+    assert reason in _rejection(turn, fact)
+
+
+@pytest.mark.parametrize(
+    ("turn", "fact"),
+    [
+        ("Can you recommend a case for my Pixel 8?", "The user has a Pixel 8."),
+        ("I'm a professional photographer.", "The user is a professional photographer."),
+        ("I speak fluent Spanish.", "The user is fluent in Spanish."),
+        ("I have a law degree and I'm doing a PhD in history.", "The user has a law degree."),
+        ("I finished my MBA at Warwick last year.", "The user has an MBA from Warwick."),
+        ("Morning! I'm vegetarian, what can I cook?", "The user is vegetarian."),
+        (
+            "Here's my function:\n```python\ndef add(a, b):\n    return a + b\n```\nI write Python at work.",
+            "The user writes Python at work.",
+        ),
+    ],
+)
+def test_a_fact_its_turn_says_in_as_many_words_passes(turn, fact):
     assert _rejection(turn, fact) == ""
