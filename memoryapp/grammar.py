@@ -1581,8 +1581,9 @@ def says_more(fact: str, turn: str) -> str | None:
     shares its first four letters: "profesional", "professionnel"), or a degree held that the
     English turn says the user is still working towards."""
     said = _fact_parse(fact)
-    english = looks_english(analyse(turn))
-    told = {t.lower_ for t in analyse(turn)} | {t.lemma_.lower() for t in analyse(turn)} if english else set()
+    doc = analyse(turn)
+    english = looks_english(doc)
+    told = {word for t in doc for word in (t.lower_, t.lemma_.lower())} if english else set()
     for token in said:
         if token.lower_ not in _RAISING and token.lemma_.lower() not in _RAISING:
             continue
