@@ -29,7 +29,8 @@ RELATIONS = (
     "accountant", "lawyer", "coach", "trainer", "tutor", "nanny", "babysitter", "chef", "barber",
     "hairdresser", "mechanic", "vet", "supervisor", "professor", "twin", "children",
 )  # fmt: skip
-_RELATION = r"(?:" + "|".join(re.escape(r) for r in RELATIONS) + r")(?:s|es)?"
+_RELATION_WORDS = "|".join(re.escape(r) for r in RELATIONS)
+_RELATION = rf"(?:{_RELATION_WORDS})(?:s|es)?"
 _FILLER = (
     r"(?:(?:well|so|also|actually|oh|yes|yeah|ok|okay|honestly|btw|and|but|now|then|plus|anyway|lol|lmao|haha|omg|"
     r"ugh|wow)\W+)*"
@@ -40,7 +41,7 @@ _FILLER = (
 # about that person, not the user.
 _THIRD_PARTY = re.compile(
     rf"^{_FILLER}(?:(?:my|our|his|her|their|the|a|an|this|that|these|those|[\w-]+['’]s)\s+(?:[\w'-]+\s+){{0,2}}?"
-    rf"{_RELATION}\b|(?:he|she|they|his|her|their)\b|(?:{'|'.join(re.escape(r) for r in RELATIONS)})(?:s|es)\b"
+    rf"{_RELATION}\b|(?:he|she|they|his|her|their)\b|(?:{_RELATION_WORDS})(?:s|es)\b"
     r"|(?:mom|mum|dad|mama|papa|grandma|grandpa|children)\b)",
     re.IGNORECASE,
 )
@@ -63,47 +64,63 @@ _TO_THE_LISTENER = re.compile(
 # "上司はゴルフが大好きです。"), with the English word for the relation. Only the clause itself is
 # read as theirs: a language that drops its pronouns gives the next clause no subject to inherit.
 _RELATIONS_ABROAD = {
-    "brother": "hermano fratello irmão bruder frère broer brat брат kardeşim abim ağabeyim "
-    "哥哥 弟弟 兄 弟 형 오빠 동생 أخي",
-    "sister": "hermana sorella irmã schwester sœur soeur zus siostra сестра ablam 姐姐 妹妹 姉 妹 누나 언니 أختي",
-    "mother": "madre mamá mamma mãe mutter mama mère maman moeder matka мама мать annem 妈妈 母 엄마 어머니 أمي",
-    "father": "padre papá papà pai vater papa père vader ojciec tata папа отец babam 爸爸 父 아빠 아버지 أبي",
-    "son": "hijo figlio filho sohn fils zoon syn сын oğlum 儿子 息子 아들 ابني",
-    "daughter": "hija figlia filha tochter fille dochter córka дочь kızım 女儿 娘 딸 ابنتي",
-    "husband": "marido esposo marito ehemann mann mari man mąż муж kocam 丈夫 老公 夫 主人 남편 زوجي",
-    "wife": "esposa mujer moglie mulher ehefrau frau femme vrouw żona жена karım 妻子 老婆 妻 아내 زوجتي",
+    "brother": "hermano fratello irmão bruder frère broer brat брат 哥哥 弟弟 兄 弟 형 오빠 동생 أخي",
+    "sister": "hermana sorella irmã schwester sœur soeur zus siostra сестра 姐姐 妹妹 姉 妹 누나 언니 أختي",
+    "mother": "madre mamá mamma mãe mutter mama mère maman moeder matka мама мать 妈妈 母 엄마 어머니 أمي",
+    "father": "padre papá papà pai vater papa père vader ojciec tata папа отец 爸爸 父 아빠 아버지 أبي",
+    "son": "hijo figlio filho sohn fils zoon syn сын 儿子 息子 아들 ابني",
+    "daughter": "hija figlia filha tochter fille dochter córka дочь 女儿 娘 딸 ابنتي",
+    "husband": "marido esposo marito ehemann mann mari man mąż муж 丈夫 老公 夫 主人 남편 زوجي",
+    "wife": "esposa mujer moglie mulher ehefrau frau femme vrouw żona жена 妻子 老婆 妻 아내 زوجتي",
     "partner": "pareja novio novia ragazzo ragazza namorado namorada freund freundin copain copine vriend vriendin "
-    "chłopak dziewczyna парень девушка eşim sevgilim 男朋友 女朋友 彼氏 彼女 남자친구 여자친구",
-    "friend": "amigo amiga amico amica ami amie przyjaciel przyjaciółka друг подруга arkadaşım 朋友 友達 友人 친구 "
-    "صديقي صديقتي",
-    "boss": "jefe jefa capo chefe chef chefin patron patronne baas szef szefowa начальник начальница patronum "
-    "müdürüm 老板 上司 상사 مديري",
+    "chłopak dziewczyna парень девушка 男朋友 女朋友 彼氏 彼女 남자친구 여자친구",
+    "friend": "amigo amiga amico amica ami amie przyjaciel przyjaciółka друг подруга 朋友 友達 友人 친구 صديقي صديقتي",
+    "boss": "jefe jefa capo chefe chef chefin patron patronne baas szef szefowa начальник начальница "
+    "老板 上司 상사 مديري",
     "colleague": "compañero compañera colega collega kollege kollegin collègue kolega koleżanka коллега "
     "同事 同僚 동료 زميلي",
     "neighbour": "vecino vecina vicino vicina vizinho vizinha nachbar nachbarin voisin voisine buurman buurvrouw "
-    "sąsiad sąsiadka сосед соседка komşum 邻居 隣人 이웃 جاري",
+    "sąsiad sąsiadka сосед соседка 邻居 隣人 이웃 جاري",
     "brother-in-law": "cuñado cognato cunhado schwager beau-frère",
     "sister-in-law": "cuñada cognata cunhada schwägerin belle-sœur",
     "cousin": "primo prima cugino cugina cousin cousine",
-    "uncle": "tío zio tio onkel oncle amcam dayım",
-    "aunt": "tía zia tia tante teyzem halam",
+    "uncle": "tío zio tio onkel oncle",
+    "aunt": "tía zia tia tante",
     "grandmother": "abuela nonna avó oma grand-mère babcia бабушка 祖母 할머니",
     "grandfather": "abuelo nonno avô opa grand-père dziadek дедушка 祖父 할아버지",
 }
-_ABROAD = {word: relation for relation, words in _RELATIONS_ABROAD.items() for word in words.split()}
-_TURKISH = frozenset(
-    "kardeşim abim ağabeyim ablam annem babam oğlum kızım kocam karım eşim sevgilim arkadaşım patronum müdürüm "
-    "komşum amcam dayım teyzem halam".split()
-)
+# Turkish says "my" with a suffix: the word opens the clause with no possessive before it.
+_RELATIONS_SUFFIXED = {
+    "brother": "kardeşim abim ağabeyim",
+    "sister": "ablam",
+    "mother": "annem",
+    "father": "babam",
+    "son": "oğlum",
+    "daughter": "kızım",
+    "husband": "kocam",
+    "wife": "karım",
+    "partner": "eşim sevgilim",
+    "friend": "arkadaşım",
+    "boss": "patronum müdürüm",
+    "neighbour": "komşum",
+    "uncle": "amcam dayım",
+    "aunt": "teyzem halam",
+}
+_ABROAD = {
+    word: relation
+    for table in (_RELATIONS_ABROAD, _RELATIONS_SUFFIXED)
+    for relation, words in table.items()
+    for word in words.split()
+}
 
 
 def _alternatives(words: list[str]) -> str:
     return "|".join(re.escape(word) for word in sorted(words, key=len, reverse=True))
 
 
-# Turkish says "my" with a suffix ("annem", "kocam"); Chinese, Japanese, Korean and Arabic
-# words may open the clause with no space after a possessive ("我妈妈", "上司は").
-_SUFFIXED = [w for w in _ABROAD if w in _TURKISH]
+_SUFFIXED = [word for words in _RELATIONS_SUFFIXED.values() for word in words.split()]
+# Chinese, Japanese, Korean and Arabic words may open the clause with no space after a possessive
+# ("我妈妈", "上司は").
 _ASIAN_OR_ARABIC = [w for w in _ABROAD if re.search(r"[\u0600-\u06ff\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]", w)]
 _SPACED = [w for w in _ABROAD if w not in _SUFFIXED and w not in _ASIAN_OR_ARABIC]
 _OPENER = (

@@ -1510,7 +1510,7 @@ _STALE_REACH = 4  # words after the marker, within its clause, that it can cover
 _PLACED = frozenset("live work study teach stay".split())
 # Verbs whose past says the state is over when the fact says it holds: "we were in Bergen",
 # "I worked at Google", "I was living in Leeds".
-_STATES = frozenset("be live work study teach stay".split())
+_STATES = _PLACED | {"be"}
 
 
 def stale_value(fact: str, turn: str) -> str | None:
@@ -1537,7 +1537,13 @@ def stale_value(fact: str, turn: str) -> str | None:
         and (
             t.pos_ in {"PROPN", "NUM"}
             or (placed and t.pos_ == "NOUN" and t.dep_ == "pobj" and t.head.head == root)
-            or (root.lemma_ == "be" and t.head == root and t.dep_ in {"attr", "acomp"} and t.pos_ in {"NOUN", "ADJ"})
+            or (
+                root is not None
+                and root.lemma_ == "be"
+                and t.head == root
+                and t.dep_ in {"attr", "acomp"}
+                and t.pos_ in {"NOUN", "ADJ"}
+            )
         )
     } - _covered(said)
     if not values:
@@ -1610,9 +1616,12 @@ _CODE_THING = re.compile(
 )
 
 
-def about_shown_code(fact: str, turn: str) -> bool:
-    """Is the fact about code that the turn shows (fenced, inline, or lines that read as code)?"""
-    return bool(_CODE_THING.match(fact)) and bool(code_spans(turn) or _CODE_SIGNS.search(turn))
+def about_shown_code(fact: str, turn: str) -> str | None:
+    """Why the fact is no fact about the user when it is about code the turn shows (fenced, inline,
+    or lines that read as code), or None."""
+    if _CODE_THING.match(fact) and (code_spans(turn) or _CODE_SIGNS.search(turn)):
+        return "the fact is about code the turn shows, a problem of the moment"
+    return None
 
 
 def _past_only(doc: Doc) -> set[str]:
@@ -1627,7 +1636,12 @@ def _past_only(doc: Doc) -> set[str]:
             or any(c.dep_ == "aux" and c.tag_ == "VBD" and c.lemma_ in {"be", "have"} for c in verb.children)
         ):
             past.add(token.i)
-    return {doc[i].lower_ for i in past} - {t.lower_ for t in doc if t.i not in past}
+    return _only_at(doc, past)
+
+
+def _only_at(doc: Doc, positions: set[int]) -> set[str]:
+    """The words of `doc` that occur at these positions and nowhere else."""
+    return {doc[i].lower_ for i in positions} - {t.lower_ for t in doc if t.i not in positions}
 
 
 def _covered(doc: Doc, *, every: bool = False) -> set[str]:
@@ -1648,10 +1662,7 @@ def _covered(doc: Doc, *, every: bool = False) -> set[str]:
             if other.is_punct or other.lower_ in ends:
                 break
             covered.add(other.i)
-    words = {doc[i].lower_ for i in covered}
-    if every:
-        words -= {t.lower_ for t in doc if t.i not in covered}
-    return words
+    return _only_at(doc, covered) if every else {doc[i].lower_ for i in covered}
 
 
 def _dangling_pronoun(doc: Doc) -> bool:

@@ -161,21 +161,15 @@ def gate_facts(
     rejected: list[GatedFact] = []
     problems = grammar.fact_problems(facts, content)
     across = _across_languages(content, facts)
-    turn_declined = _DECLINED.get(declined(content) or "", "") or (
-        "the turn is only a greeting, thanks or acknowledgement" if smalltalk.is_pleasantry(content) else ""
-    )
+    turn_refused = _turn_refusal(content)
     for i, (text, vector, problem) in enumerate(zip(facts, fact_vectors, problems, strict=True)):
         refused = (
-            turn_declined
+            turn_refused
             or sensitive.refusal(content, text)
             or problem
             or _asked_once(text, content)
             or _presumed(text, content, reading if read else None)
-            or (
-                "the fact is about code the turn shows, a problem of the moment"
-                if grammar.about_shown_code(text, content)
-                else ""
-            )
+            or grammar.about_shown_code(text, content)
         )
         if refused:
             rejected.append(GatedFact(text, 0.0, vector, refused))
@@ -221,6 +215,17 @@ _DECLINED = {
     "secret": "the turn carries a secret",
     "forget": "the turn asks not to be remembered",
 }
+
+
+def _turn_refusal(content: str) -> str | None:
+    """Why no fact from this turn may be kept, whatever the fact: the turn is declined, or it is
+    only a pleasantry. None for an ordinary turn."""
+    reason = declined(content)
+    if reason:
+        return _DECLINED[reason]
+    if smalltalk.is_pleasantry(content):
+        return "the turn is only a greeting, thanks or acknowledgement"
+    return None
 
 
 def _numbers(text: str) -> set[int]:
