@@ -145,6 +145,32 @@ def relation_abroad(clause: str) -> str | None:
     return _ABROAD.get(word) or _ABROAD.get(word.lower())
 
 
+# The English words a reading may use for a relation (see `lost_relation`); any other relation is
+# its own word.
+_RELATION_IN_ENGLISH = {
+    "mother": "mother|mom|mum|mama|mommy|mummy",
+    "father": "father|dad|daddy|papa",
+    "partner": "partner|boyfriend|girlfriend|fiancée?|fiance",
+    "boss": "boss|manager|supervisor|chief",
+    "colleague": "colleague|co-?worker",
+    "neighbour": "neighbou?r",
+    "grandmother": "grandmother|grandma|granny|nan",
+    "grandfather": "grandfather|grandpa|granddad",
+}
+
+
+def lost_relation(turn: str, reading: str) -> str | None:
+    """The relation that leads a clause of a turn in another language and that its English
+    reading never names, or None. A reading that drops "Ablam" ("my older sister") puts her job
+    and her city on the user: "Ablam Berlin'de doktor" read as "I went to the doctor in Berlin"."""
+    for clause in clauses(turn):
+        relation = relation_abroad(clause.text)
+        words = _RELATION_IN_ENGLISH.get(relation or "", re.escape(relation or ""))
+        if relation and not re.search(rf"\b(?:{words})(?:s|es)?\b", reading, re.IGNORECASE):
+            return relation
+    return None
+
+
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i’m|im|i've|i’ve|i'll|me|myself|mine)\b|\bmy\b", re.IGNORECASE)
 _HYPOTHETICAL = re.compile(
     r"\b(?:if|would|wish|imagine|pretend|suppose|hypothetically|someday|i'd|i’d|dream of|fantasi[sz]e)\b",
@@ -166,6 +192,13 @@ _CLAUSE = re.compile(
 
 
 _QUOTATION = re.compile(r"[\"“'‘][^\"“”]+[\"”'’]", re.S)
+# The frame of a saying ("As my old teacher used to say", "like my dad always says"): it says who
+# said the words that follow, nothing about the user.
+_SAYING = re.compile(
+    rf"^{_FILLER}(?:as|like)\s+(?:[\w'’-]+\s+){{1,4}}?(?:(?:always|often|used to|would|likes to|loves to)\s+)?"
+    r"(?:say|says|said|put it|puts it)$",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -230,7 +263,7 @@ def clauses(text: str) -> list[Clause]:
             part = part.strip(" .!?;")
             if len(part) < 3:
                 continue
-            if _QUOTATION.fullmatch(part):  # a saying or someone's words, whoever they are about
+            if _QUOTATION.fullmatch(part) or _SAYING.match(part):  # a saying or someone's words, or who said them
                 result.append(Clause(part, "quoted"))
                 continue
             abroad = relation_abroad(part)

@@ -274,6 +274,7 @@ def only_asks(text: str) -> bool:
         bool(sentences)
         and all(part.endswith(("?", "？")) for part in sentences)
         and not _STANDING.search(own_words(text))
+        and not _STANDING_ABROAD.search(own_words(text))
     )
 
 
@@ -330,6 +331,60 @@ def only_asks_for_something(text: str) -> bool:
         else:
             return False
     return not speaks_of_anyone(" ".join(asked))
+
+
+# A request of the assistant in the other languages the encoder reads, up to the "me" it is for:
+# "¿Puedes darme", "Kannst du mir", "Donne-moi", "Czy możesz mi", "Можешь дать мне".
+_REQUEST_ABROAD = re.compile(
+    r"^[¿¡]?\s*(?:(?:por favor|per favore|bitte|s'il te plaît|proszę|пожалуйста)\W+)?(?:"
+    r"(?:(?:me|mi)\s+)?(?:puedes|podrías|puede|podría|podes|pode|poderia|peux-tu|pourrais-tu|pouvez-vous|"
+    r"pourriez-vous|puoi|potresti|può|kannst du|könntest du|können sie|könnten sie|kun je|kan je|kunt u|"
+    r"czy możesz|czy mógłbyś|czy mogłabyś|możesz|можешь|можете|не могли бы вы)\b(?:\s+(?:mir|me|moi|mi|мне)\b)?"
+    r"|(?:da|di|explica|muestra|recomienda|cuenta|enseña|escribe|ayuda|recuerda|sugiere)me"
+    r"|(?:dam|dim|spiega|mostra|racconta|consiglia|aiuta|insegna|scrivi|ricorda)mi"
+    r"|(?:donne|dis|explique|montre|raconte|recommande|aide|donnez|dites|expliquez|montrez)-moi"
+    r"|me\s+(?:dá|da|diga|diz|explica|explique|mostra|conta|recomenda|ajuda)"
+    r"|(?:gib|sag|erklär|erkläre|zeig|zeige|empfiehl|hilf|schreib|nenn)\s+mir"
+    r"|(?:geef|vertel|leg|laat|help)\s+me"
+    r"|(?:daj|powiedz|wyjaśnij|pokaż|poleć|pomóż|napisz)\s+mi"
+    r"|(?:дай|скажи|объясни|покажи|посоветуй|помоги|напиши|расскажи)\s+мне"
+    r")\b",
+    re.IGNORECASE,
+)
+# "I", "my" and "we" in those languages: a request that says one of them speaks of the user.
+_FIRST_PERSON_ABROAD = frozenset(
+    "yo mi mis mío mía nosotros nuestro nuestra eu meu minha meus minhas nós nosso nossa je j moi mon ma mes "
+    "nous notre nos io mio mia miei mie noi nostro nostra ich mein meine meinem meinen meiner mich wir unser "
+    "unsere ik mijn wij ons onze ja mój moja moje mnie my nasz nasza я мой моя моё мои меня мы наш наша".split()
+)
+
+
+# "From now on" and "always" in those languages: a request that says one stands ("¿Puedes
+# responderme siempre en español?").
+_STANDING_ABROAD = re.compile(
+    r"\b(?:siempre|a partir de ahora|de ahora en adelante|en adelante|immer|ab jetzt|ab sofort|in zukunft|"
+    r"künftig|toujours|désormais|dorénavant|à partir de maintenant|à l'avenir|sempre|d'ora in poi|"
+    r"d'ora in avanti|in futuro|a partir de agora|daqui em diante|de agora em diante|altijd|voortaan|"
+    r"vanaf nu|zawsze|od teraz|od tej pory|w przyszłości|всегда|впредь|теперь|отныне)\b",
+    re.IGNORECASE,
+)
+
+
+def only_asks_abroad(text: str) -> bool:
+    """Does every sentence of a turn in another Latin or Cyrillic language ask a question of the
+    assistant or ask it for something, with no "I", "my" or "we" beyond the request's own "me"
+    ("¿Puedes darme una receta de paella?", "Kannst du mir ein Rezept geben?")?"""
+    sentences = _own_sentences(text)
+    if not sentences or _STANDING_ABROAD.search(text) or _NON_LATIN.search(re.sub(r"[\u0400-\u04ff]", "", text)):
+        return False
+    for sentence in sentences:
+        request = _REQUEST_ABROAD.match(sentence)
+        if not sentence.endswith(("?", "？")) and request is None:
+            return False
+        rest = sentence[request.end() :] if request else sentence
+        if any(word in _FIRST_PERSON_ABROAD for word in re.findall(r"\w+", rest.lower())):
+            return False
+    return True
 
 
 def speaks_of_anyone(text: str) -> bool:
@@ -1194,6 +1249,19 @@ _BODY_TODAY = frozenset(
     "burning hurting jelly".split()
 )
 _ACHING = frozenset("hurt ache kill stream throb burn itch pound sting".split())
+# A day, not a stretch of time: "yesterday", "on Tuesday", "on 2 June 2024". "On Tuesdays" is a habit.
+_ONE_DAY = re.compile(
+    r"\b(?:yesterday|today|tonight|last night|this (?:morning|afternoon|evening)"
+    rf"|on (?:{'|'.join(timewords.WEEKDAYS)})(?!s)"
+    rf"|\d{{1,2}}(?:st|nd|rd|th)? (?:of )?(?:{'|'.join(timewords.MONTHS)})"
+    rf"|(?:{'|'.join(timewords.MONTHS)}) \d{{1,2}}(?:st|nd|rd|th)?\b(?!\d))\b",
+    re.IGNORECASE,
+)
+# What happened to one of the user's things on one day ("my car broke down on Tuesday", "my laptop
+# crashed this morning") is over by next month. What the user did on a day stays: a talk, a race
+# or a support group is what long chats ask about later ("When did she go to the support group?").
+# A pet that died, or a flat bought, changed a life.
+_LIFE_CHANGES = frozenset("die pass buy sell rent adopt move open start win lose".split())
 # "moved again in May": the move without where to or from.
 _MOVING = frozenset("move relocate".split())
 _NO_PLACE = frozenset("again recently finally just already also eventually once twice house home".split())
@@ -1294,7 +1362,7 @@ def _fact_problem(doc: Doc, names: set[str]) -> str | None:
         return "the fact does not stand alone: it names something only its turn says"
     if root is not None and _passing_feeling(doc, root):
         return "the fact is a feeling of the moment, not a lasting fact"
-    if root is not None and _episode(root):
+    if root is not None and (_episode(root) or _one_days_event(doc, root)):
         return "the fact tells of something done once and over, not a lasting fact"
     if subject is not None and root is not None and _body_today(subject, root):
         return "the fact is how a part of the user's body feels today, not a lasting fact"
@@ -1353,9 +1421,29 @@ def _episode(root: Token) -> bool:
     return any(c.dep_ == "dobj" and c.lemma_.lower() in done for c in root.children)
 
 
+def _one_days_event(doc: Doc, root: Token) -> bool:
+    """Is the fact a mishap of one day to something the user owns ("On Tuesday the user's car
+    broke down.", "The user's laptop crashed this morning.")? What the user did that day, and
+    what happened to a pet or a relative, are not."""
+    if root.tag_ != "VBD" or not _ONE_DAY.search(doc.text):
+        return False
+    subject = next((c for c in root.children if c.dep_ == "nsubj"), None)
+    if subject is None or not any(c.dep_ == "poss" and c.lower_ == "user" for c in subject.children):
+        return False
+    return subject.lemma_.lower() not in FAMILY | RELATIONS and root.lemma_ not in _LIFE_CHANGES
+
+
 def _body_today(subject: Token, root: Token) -> bool:
     """Is the fact how a part of the user's body is today ("The user's arms are dead.", "The
-    user's eyes are streaming.")? "The user has a bad knee" is about the user, not a part."""
+    user's eyes are streaming.", "The user has allergic eyes.")? "The user has a bad knee" is
+    about the user, not a part."""
+    if root.lemma_ == "have" and subject.lower_ == "user":
+        return any(
+            c.dep_ == "dobj"
+            and c.lemma_.lower() in _BODY
+            and any(a.dep_ == "amod" and a.lower_ in _BODY_TODAY | {"allergic"} for a in c.children)
+            for c in root.children
+        )
     if subject.lemma_.lower() not in _BODY or not any(
         c.dep_ == "poss" and c.lower_ == "user" for c in subject.children
     ):
@@ -1562,6 +1650,41 @@ def stale_value(fact: str, turn: str) -> str | None:
     return f"the turn says {stale[0]!r} is not, or is no longer, the user's" if stale else None
 
 
+# "No longer" in the other languages the multilingual encoder reads: "Ya no trabajo en el banco",
+# "Ich wohne nicht mehr in Köln", "Je n'habite plus à Lyon", "Już nie mieszkam w Gdańsku". Turkish
+# "artık" is "no longer" only beside a negative verb ("artık orada çalışmıyorum"); alone it is "now".
+_NO_LONGER_ABROAD = re.compile(
+    r"\b(?:ya no|já não|nicht mehr|niet meer|już nie|non più|больше не|уже не)\b"
+    r"|\bno\s+\w+\s+más\b|\bnão\s+\w+\s+mais\b|\bn(?:e\s+|['’])\w+\s+plus\b|\bnon\s+\w+\s+più\b"
+    r"|\bkein\w*\s+(?:\w+\s+)?mehr\b|\bgeen\s+(?:\w+\s+)?meer\b|\bnie\s+\w+\s+już\b"
+    r"|\bartık\b.*(?:m[ıiuü]yor|değil)|不再|已经不|もう.*(?:ない|ません)|더 이상|لم أعد|لم نعد",
+    re.IGNORECASE,
+)
+# "Before that" and "formerly": what the clause says was so once ("vorher waren wir in Dresden").
+_FORMERLY_ABROAD = re.compile(
+    r"\b(?:antes|avant|prima)\b(?!\s+(?:de|di|d'|que|che|du|des))|\b(?:vorher|früher|davor|zuvor|auparavant|"
+    r"autrefois|anteriormente|vroeger|daarvoor|wcześniej|przedtem|раньше|до этого|önceden|eskiden)\b|以前|前は",
+    re.IGNORECASE,
+)
+_SAYS_NOW = re.compile(r"^The user (?:is|lives|works|studies|teaches|owns|has)\b")
+# A fact that itself says the value is past: "The user no longer works at a bank."
+_SAYS_PAST = re.compile(r"\b(?:not|n't|no longer|never|anymore|used to|formerly|former|previously|ex-)\b", re.I)
+
+
+def no_longer_abroad(fact: str, clause: str) -> str | None:
+    """Why the fact is stale when the clause of a turn in another language that is closest to it
+    says "no longer" ("Ya no trabajo en el banco" -> "The user works at a bank."), or, for a fact
+    in the present, "before that" ("vorher waren wir in Dresden" -> "The user lives in Dresden.");
+    None otherwise."""
+    if _SAYS_PAST.search(fact):
+        return None
+    if _NO_LONGER_ABROAD.search(clause):
+        return "the turn says this is no longer the user's"
+    if _FORMERLY_ABROAD.search(clause) and _SAYS_NOW.match(fact):
+        return "the turn says this was the user's before, not now"
+    return None
+
+
 # Words that raise what the user is or does beyond what a turn says ("learning flamenco guitar"
 # -> "a professional flamenco guitarist", "adopted a greyhound" -> "breeds greyhounds"): a fact
 # may use one only when its turn does.
@@ -1604,6 +1727,23 @@ def says_more(fact: str, turn: str) -> str | None:
         found = list(re.finditer(rf"\b{re.escape(degree)}(?!\w)", turn, re.I))
         if found and all(_TOWARDS.search(turn[: m.start()]) for m in found):
             return f"the turn says the user is still working towards the {degree}"
+    return None
+
+
+_COMPARED = re.compile(r"\bThe user is (?:(?:much|a bit|slightly|far) )?((?:more|less) \w+|\w+er) than\b", re.I)
+
+
+def reversed_comparison(fact: str, turn: str) -> str | None:
+    """Why the fact turns a comparison round, or None: "The user is older than Gus." from "Gus
+    ... he's older than me" puts on the user what the turn says of someone else."""
+    compared = _COMPARED.search(fact)
+    if not compared:
+        return None
+    degree = re.escape(compared.group(1)).replace(r"\ ", r"\s+")
+    ours = re.search(rf"\b(?:I\s+am|I['’]m|im|I\s+was)\s+(?:\w+\s+)?{degree}\s+than\b", turn, re.I)
+    theirs = re.search(rf"\b{degree}\s+than\s+(?:me|I|us|myself)\b", turn, re.I)
+    if theirs and not ours:
+        return f"the turn says someone else is {compared.group(1)} than the user, not the other way round"
     return None
 
 

@@ -138,12 +138,14 @@ def gate_facts(
        user would pass step 1 (see memoryapp.attribution); and
     3. it does not restate the turn's question, nor state a value the turn says is not or no
        longer the user's ("moved from Berlin", "a Model Y, not a Model 3"), nor claim more than
-       the turn ("learning flamenco guitar" -> "a professional guitarist").
+       the turn ("learning flamenco guitar" -> "a professional guitarist"), nor turn a
+       comparison round ("he's older than me" -> "The user is older than Gus.").
     """
     embedder = get_embedder()
     parts = attribution.clauses(content)[:_MAX_GATE_CLAUSES]
     if not parts:
         parts = [attribution.Clause(content, "unknown")]
+    own = len(parts)
     read = attribution.clauses(reading)[:_MAX_GATE_CLAUSES] if reading and _faithful(content, reading) else []
     parts += read
     sources = [content, *(part.text for part in parts)]
@@ -160,7 +162,7 @@ def gate_facts(
     kept: list[GatedFact] = []
     rejected: list[GatedFact] = []
     problems = grammar.fact_problems(facts, content)
-    across = _across_languages(content, facts)
+    across = _across_languages(content, facts, [part.text for part in parts[:own]])
     turn_refused = _turn_refusal(content)
     for i, (text, vector, problem) in enumerate(zip(facts, fact_vectors, problems, strict=True)):
         refused = (
@@ -183,8 +185,8 @@ def gate_facts(
             # English facts from a turn in another language: the multilingual encoder decides,
             # or the configured encoder against the English reading's clauses
             read_best = float(np.max(similarities[len(sources) - len(read) :])) if read else -1.0
-            similarity = max(float(across[0][i]), read_best)
-            passed = float(across[0][i]) >= across[1] or read_best >= gate
+            similarity = max(float(across.by_turn[i]), read_best)
+            passed = float(across.by_turn[i]) >= across.gate or read_best >= gate
         else:
             passed = similarity >= gate
         if not passed:
@@ -199,11 +201,16 @@ def gate_facts(
         support = parts[best]
         # That clause, the reading's then, is weighed against the reading: its names and values are English
         told = reading if read else content
+        # and the turn's own clause that is closest to it, for a "no longer" in the turn's language
+        own_similarities = across.by_clause[i] if across is not None else similarities[1 : 1 + own]
+        nearest = parts[int(np.argmax(own_similarities))]
         reason = (
             grammar.restated_question(text, support.text)
             or attribution.misattribution(text, support, told)
+            or grammar.no_longer_abroad(text, nearest.text)
             or grammar.stale_value(text, told)
             or grammar.says_more(text, told)
+            or grammar.reversed_comparison(text, told)
         )
         (rejected if reason else kept).append(GatedFact(text, similarity, vector, reason or ""))
     return embedder.name, kept, rejected
@@ -237,9 +244,9 @@ def _faithful(content: str, reading: str) -> bool:
     translation that drifts or garbles ("Vivo en Nápoles y trabajo como enfermera." -> "I am a
     pilot in Dubai.", 0.30),
     or a turn in a language the encoder does not read, scores low against it. A number the turn
-    does not write is an invention of the reading ("I am 25 years old and ..."), however close
-    the rest is."""
-    if _numbers(reading) - _numbers(content):
+    does not write is an invention of the reading ("I am 25 years old and ..."), and so is a
+    reading that drops the relative or colleague a clause is about, however close the rest is."""
+    if _numbers(reading) - _numbers(content) or attribution.lost_relation(content, reading):
         return False
     vectors = get_multilingual_embedder().embed([content, reading])
     return float(vectors[0] @ vectors[1]) >= settings.MEMORY_READING_FLOOR
@@ -261,11 +268,16 @@ def _presumed(fact: str, content: str, reading: str | None) -> str | None:
     guessed to presume. The turn, or its faithful English `reading`, must read as English, and
     each sentence must be a question that opens with a question word ("Vim user here, what's
     ...?" says who asks) or a request of the assistant, for its lack of "I" and "my" to mean
-    anything; a turn in another language without a reading is presumed upon only when the
-    fact copies its code. A turn that speaks to "you" is left to the rules on the listener and
-    on questions asked of the assistant."""
+    anything. A turn in another language without a reading is read in its own words: each
+    sentence a question or a request ("¿Puedes darme una receta de paella?"), with no "I", "my"
+    or "we" of its language (`grammar.only_asks_abroad`), or the fact copies its code. A turn
+    that speaks to "you" is left to the rules on the listener and on questions asked of the
+    assistant."""
     english = reading or content
-    if grammar.looks_english(grammar.analyse(english)) and grammar.only_asks_for_something(english):
+    if grammar.looks_english(grammar.analyse(english)):
+        if grammar.only_asks_for_something(english):
+            return "the turn only asks, and says nothing of the user"
+    elif grammar.only_asks_abroad(content):
         return "the turn only asks, and says nothing of the user"
     if (
         grammar.only_asks(content)
@@ -276,18 +288,30 @@ def _presumed(fact: str, content: str, reading: str | None) -> str | None:
     return None
 
 
-def _across_languages(content: str, facts: list[str]) -> tuple[np.ndarray, float] | None:
-    """For a turn that is not English, each fact's similarity to it by the multilingual encoder
-    and that encoder's gate: an English-only embedder scores a correct English fact 0.07-0.22
-    against a Spanish or Japanese turn. None for an English turn, or when the configured
-    embedder is itself multilingual (its own similarities already hold)."""
+@dataclass(frozen=True)
+class _Across:
+    by_turn: np.ndarray  # each fact's similarity to the turn
+    by_clause: np.ndarray  # each fact's similarity to each of the turn's clauses (facts x clauses)
+    gate: float
+
+
+def _across_languages(content: str, facts: list[str], clauses: list[str]) -> _Across | None:
+    """For a turn that is not English, each fact's similarity to it and to each of its `clauses`
+    by the multilingual encoder, and that encoder's gate: an English-only embedder scores a
+    correct English fact 0.07-0.22 against a Spanish or Japanese turn. None for an English turn,
+    or when the configured embedder is itself multilingual (its own similarities already hold)."""
     if not facts or grammar.looks_english(grammar.analyse(content)):
         return None
     encoder = get_multilingual_embedder()
     if encoder is get_embedder():
         return None
-    vectors = encoder.embed([content, *facts])
-    return vectors[1:] @ vectors[0], thresholds.write_gate(encoder.name)
+    vectors = encoder.embed([content, *clauses, *facts])
+    fact_vectors = vectors[1 + len(clauses) :]
+    return _Across(
+        by_turn=fact_vectors @ vectors[0],
+        by_clause=fact_vectors @ vectors[1 : 1 + len(clauses)].T,
+        gate=thresholds.write_gate(encoder.name),
+    )
 
 
 _UPSERT_MEMORY = f"""

@@ -1,6 +1,6 @@
 import pytest
 
-from memoryapp.attribution import clauses, misattribution, sentences
+from memoryapp.attribution import clauses, lost_relation, misattribution, sentences
 from memoryapp.services import gate_facts
 
 
@@ -23,6 +23,13 @@ def _verdict(turn: str, fact: str) -> str | None:
         ("Tom's wife just opened a bakery in Bristol.", "The user opened a bakery in Bristol.", "about someone else"),
         ("the kids just flooded the bathroom lol", "The user flooded the bathroom.", "about someone else"),
         ("As the saying goes, 'a watched pot never boils'.", "The user's pot never boils.", "quoted"),
+        ("As my old teacher used to say, 'measure twice, cut once'.", "The user has an old teacher.", "quoted"),
+        ("Like my grandma used to say, waste not, want not.", "The user has a grandma.", "quoted"),
+        (
+            "Gus, my tortoise, turned 40 this year, he's older than me lol",
+            "The user is older than Gus.",
+            "not the other way round",
+        ),
         ("Mi cuñado vive en Rosario.", "The user lives in Rosario.", "about someone else"),
         ("Мой муж Игорь — хирург.", "The user is a surgeon.", "about someone else"),
         ("Wow, you're so dedicated to your studio!", "The user is dedicated to their studio.", "speaks to"),
@@ -55,6 +62,8 @@ def test_facts_about_someone_else_or_imagined_are_rejected(turn, fact, reason):
         ("You know, I just started volunteering at a shelter.", "The user volunteers at a shelter."),
         ("Your dog is adorable. I have a golden retriever named Max.", "The user has a golden retriever named Max."),
         ("Your answers are too long.", "The user prefers short answers."),
+        ("As I said, I live in Leeds.", "The user lives in Leeds."),
+        ("I'm two years older than my brother Tom.", "The user is older than their brother Tom."),
     ],
 )
 def test_the_users_own_statements_pass(turn, fact):
@@ -161,3 +170,17 @@ def test_clauses_led_by_a_relation_or_an_if_are_not_the_users(turn, subjects):
 def test_a_family_fact_in_another_language_is_about_the_relation_and_stays():
     (clause,) = clauses("Mi hermana se llama Ana.")
     assert misattribution("The user's sister is named Ana.", clause, "Mi hermana se llama Ana.") is None
+
+
+@pytest.mark.parametrize(
+    ("turn", "reading", "lost"),
+    [
+        ("Ablam Berlin'de doktor, yarın onu ziyaret ediyorum.", "I went to the doctor in Berlin yesterday.", "sister"),
+        ("Mi jefe trabaja en Quito.", "My manager works in Quito.", None),
+        ("Mi madre vive en Lima y yo en Cusco.", "My mom lives in Lima and I live in Cusco.", None),
+        ("Mein Chef trinkt nur Espresso.", "I only drink espresso.", "boss"),
+        ("Vivo en Nápoles.", "I live in Naples.", None),
+    ],
+)
+def test_a_reading_must_keep_the_relation_a_clause_is_about(turn, reading, lost):
+    assert lost_relation(turn, reading) == lost

@@ -50,6 +50,19 @@ def test_a_reading_with_a_number_the_turn_does_not_write_supports_nothing(alice,
     assert not any("25" in text for text in live_texts(alice))
 
 
+def test_a_reading_that_drops_the_relative_a_clause_is_about_supports_nothing(alice, reading):
+    turn = "Ablam Berlin'de doktor, yarın onu ziyaret ediyorum."  # "my older sister is a doctor in Berlin"
+    misread = "I went to the doctor in Berlin yesterday and I plan to visit him tomorrow."
+    reading.reply(misread)
+    reading.facts("The user went to the doctor in Berlin.")
+    remember(alice, user_turn(alice, turn))
+    assert live_texts(alice) == []
+    # the turn's own clause then says whose it is
+    _, kept, rejected = gate_facts(turn, ["The user went to the doctor in Berlin."], reading=misread)
+    assert kept == []
+    assert rejected[0].rejected_because == "the supporting clause is about someone else"
+
+
 def test_a_clause_of_the_reading_is_read_for_whose_fact_it_is(alice, reading):
     reading.reply("My sister is a doctor in Rome.")
     reading.facts("The user is a doctor in Rome.")  # the model puts the sister's job on the user

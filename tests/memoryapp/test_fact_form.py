@@ -62,6 +62,9 @@ def _rejection(turn: str, fact: str) -> str:
         ("My calves are so sore after the run.", "The user's calves are sore.", "body"),
         ("We moved again, it's chaos.", "The user moved again in May 2024.", "not where to"),
         ("Covered three extra shifts this week, I'm done.", "The user covered three extra shifts.", "once and over"),
+        ("On Tuesday my car broke down, ugh.", "On Tuesday the user's car broke down.", "once and over"),
+        ("My laptop crashed this morning, any tips?", "The user's laptop crashed this morning.", "once and over"),
+        ("Ugh, I'm allergic and my eyes are streaming.", "The user has allergic eyes.", "body"),
         # what a turn that only asks, and never says "I" or "my", presumes of the user
         (
             "Is `git rebase -i HEAD~3` safe on a shared branch?",
@@ -76,6 +79,16 @@ def _rejection(turn: str, fact: str) -> str:
             "The user was in Dresden.",
             "once was",
         ),
+        # "no longer", "before that" and a request, in the turn's own language
+        ("Ya no trabajo en el banco, ahora enseño matemáticas.", "The user works at a bank.", "no longer"),
+        ("Ich wohne nicht mehr in Köln, seit Juni bin ich in Bonn.", "The user lives in Cologne.", "no longer"),
+        (
+            "Wir wohnen seit zwei Jahren in Leipzig, vorher waren wir in Dresden.",
+            "The user lives in Dresden.",
+            "before",
+        ),
+        ("¿Puedes darme una receta de paella?", "The user loves paella.", "only asks"),
+        ("Kannst du mir ein Rezept für Apfelstrudel geben?", "The user likes apple strudel.", "only asks"),
         # a fact that breaks off where the extractor lost the rest of its phrase
         ("My teammates and I were thrilled.", "The user was thrilled their teammates and.", "mid-phrase"),
         ("I'm a huge fan of jazz.", "The user is a huge fan of.", "mid-phrase"),
@@ -134,6 +147,16 @@ def test_a_fact_not_about_the_user_is_rejected_whatever_its_similarity(turn, fac
         ("I worked night shifts for ten years.", "The user worked night shifts for ten years."),
         ("I was in Lisbon for ten years before Porto.", "The user was in Lisbon for ten years."),
         ("I was born in Dresden.", "The user was born in Dresden."),
+        # the value a turn in another language holds now, a fact that says what is past, a standing request
+        ("Ich wohne nicht mehr in Köln, seit Juni bin ich in Bonn.", "The user lives in Bonn."),
+        ("Je n'habite plus à Lyon.", "The user no longer lives in Lyon."),
+        ("¿Puedes responderme siempre en español?", "The user wants the assistant to answer in Spanish."),
+        # what the user did on one day, what befell a pet that day, and a habit on a weekday
+        ("I went to the support group yesterday.", "The user went to the support group on 2 June 2024."),
+        ("We got married on 12 May!", "The user got married on 12 May 2024."),
+        ("Our dog died yesterday.", "The user's dog died on 2 June 2024."),
+        ("I swim on Tuesdays.", "The user swims on Tuesdays."),
+        ("I have bad knees.", "The user has bad knees."),
         # a phrase may end in a particle or a preposition left behind by its clause
         ("I love to dress up.", "The user loves to dress up."),
         ("I have so many books to choose from.", "The user has a lot of books to choose from."),
