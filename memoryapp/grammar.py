@@ -1249,6 +1249,8 @@ _BODY_TODAY = frozenset(
     "burning hurting jelly".split()
 )
 _ACHING = frozenset("hurt ache kill stream throb burn itch pound sting".split())
+# "The user has allergic eyes.": a passing state put on a part of the body as its kind.
+_BODY_TODAY_AS_KIND = _BODY_TODAY | {"allergic"}
 # A day, not a stretch of time: "yesterday", "on Tuesday", "on 2 June 2024". "On Tuesdays" is a habit.
 _ONE_DAY = re.compile(
     r"\b(?:yesterday|today|tonight|last night|this (?:morning|afternoon|evening)"
@@ -1262,6 +1264,7 @@ _ONE_DAY = re.compile(
 # or a support group is what long chats ask about later ("When did she go to the support group?").
 # A pet that died, or a flat bought, changed a life.
 _LIFE_CHANGES = frozenset("die pass buy sell rent adopt move open start win lose".split())
+_PEOPLE_AND_PETS = FAMILY | RELATIONS
 # "moved again in May": the move without where to or from.
 _MOVING = frozenset("move relocate".split())
 _NO_PLACE = frozenset("again recently finally just already also eventually once twice house home".split())
@@ -1430,7 +1433,7 @@ def _one_days_event(doc: Doc, root: Token) -> bool:
     subject = next((c for c in root.children if c.dep_ == "nsubj"), None)
     if subject is None or not any(c.dep_ == "poss" and c.lower_ == "user" for c in subject.children):
         return False
-    return subject.lemma_.lower() not in FAMILY | RELATIONS and root.lemma_ not in _LIFE_CHANGES
+    return subject.lemma_.lower() not in _PEOPLE_AND_PETS and root.lemma_ not in _LIFE_CHANGES
 
 
 def _body_today(subject: Token, root: Token) -> bool:
@@ -1441,7 +1444,7 @@ def _body_today(subject: Token, root: Token) -> bool:
         return any(
             c.dep_ == "dobj"
             and c.lemma_.lower() in _BODY
-            and any(a.dep_ == "amod" and a.lower_ in _BODY_TODAY | {"allergic"} for a in c.children)
+            and any(a.dep_ == "amod" and a.lower_ in _BODY_TODAY_AS_KIND for a in c.children)
             for c in root.children
         )
     if subject.lemma_.lower() not in _BODY or not any(

@@ -139,7 +139,9 @@ def gate_facts(
     3. it does not restate the turn's question, nor state a value the turn says is not or no
        longer the user's ("moved from Berlin", "a Model Y, not a Model 3"), nor claim more than
        the turn ("learning flamenco guitar" -> "a professional guitarist"), nor turn a
-       comparison round ("he's older than me" -> "The user is older than Gus.").
+       comparison round ("he's older than me" -> "The user is older than Gus."); and the
+       turn's own clause closest to it, in another language, says neither "no longer" nor
+       "before that" ("Ya no trabajo en el banco" -> "The user works at a bank.").
     """
     embedder = get_embedder()
     parts = attribution.clauses(content)[:_MAX_GATE_CLAUSES]
