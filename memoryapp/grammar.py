@@ -1270,6 +1270,13 @@ _MOVING = frozenset("move relocate".split())
 _NO_PLACE = frozenset("again recently finally just already also eventually once twice house home".split())
 
 
+def past_tense_verb(fact: str) -> bool:
+    """Whether the verb after "The user" is in the past tense ("went", "made", "got"): a past
+    tense reads the same in the first person, regular or not."""
+    doc = _fact_parse(fact)
+    return len(doc) > 2 and doc[2].tag_ == "VBD"
+
+
 def fact_problems(facts: list[str], turn: str = "") -> list[str | None]:
     """For each candidate fact, why it is not a standalone fact about the user, or None when it is.
 
@@ -1306,8 +1313,9 @@ def _cut_off(doc: Doc) -> bool:
     )
 
 
-# Verbs that say nothing without what is practised ("The user practices for an hour every day.").
-_PRACTISING = frozenset("practice practise rehearse".split())
+# Verbs that say nothing without what is practised, begun or finished ("The user practices for an
+# hour every day.", "The user finishes in 2025." from "doing an MBA, finishing next year").
+_WITHOUT_WHAT = frozenset("practice practise rehearse finish complete start begin".split())
 
 
 def _fact_problem(doc: Doc, names: set[str]) -> str | None:
@@ -1359,8 +1367,10 @@ def _fact_problem(doc: Doc, names: set[str]) -> str | None:
         return 'the fact keeps the speaker\'s own "I" or "we": it is not all about the user in the third person'
     if any(t.tag_ == "RB" and t.lower_ in {"here", "there"} for t in words) or (  # "has lived here": where?
         root is not None
-        and root.lemma_ in _PRACTISING
-        and not any(c.dep_ in {"dobj", "xcomp", "ccomp"} for c in root.children)  # "practises every day": what?
+        and root.lemma_ in _WITHOUT_WHAT
+        and not any(
+            c.dep_ in {"dobj", "xcomp", "ccomp", "attr", "acomp"} for c in root.children
+        )  # "practises every day": what?
     ):
         return "the fact does not stand alone: it names something only its turn says"
     if root is not None and _passing_feeling(doc, root):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import date, timedelta
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -20,7 +20,7 @@ from django.utils import timezone
 from pgvector import Vector
 
 from chat.models import Turn
-from memoryapp import attribution, grammar, sensitive, smalltalk, thresholds
+from memoryapp import attribution, grammar, sensitive, smalltalk, thresholds, timewords
 from memoryapp.embeddings import get_embedder, get_multilingual_embedder
 from memoryapp.extraction import clean_fact, declined, english_reading, extract_facts
 from memoryapp.hashing import content_hash
@@ -94,7 +94,9 @@ def as_said(fact: str) -> str | None:
         return None
     adverb, verb, rest = match.groups()
     said_verb = _first_person_verb(verb)
-    if said_verb is None and re.fullmatch(r"\w+ed|can|can't|will|would|should|must", verb, re.I):
+    if said_verb is None and (
+        re.fullmatch(r"\w+ed|can|can't|will|would|should|must", verb, re.I) or grammar.past_tense_verb(fact)
+    ):
         said_verb = verb
     if said_verb is None:
         return None
@@ -116,6 +118,7 @@ def gate_facts(
     *,
     content_vector: np.ndarray | None = None,
     reading: str | None = None,
+    said_on: date | None = None,
 ) -> tuple[str, list[GatedFact], list[GatedFact]]:
     """Embed the turn, its clauses and the candidate facts in one batch; split the facts into
     kept and rejected. `content_vector`, the turn's own embedding by the configured model when
@@ -123,6 +126,8 @@ def gate_facts(
     model's English reading of a turn in another language, adds its clauses to the turn's when
     the multilingual encoder finds it close to the turn (MEMORY_READING_FLOOR): a clause of it
     can then support a fact, and be read for whose fact it is, as an English clause is.
+    `said_on`, the day the turn was said, lets a fact dated from one of the turn's relative time
+    words be compared in the turn's words ("on 11 August 2023" as "last Friday").
 
     A fact is kept when
     0. its turn neither asks to forget nor carries a secret (`declined`), and is more than a
@@ -151,15 +156,20 @@ def gate_facts(
     read = attribution.clauses(reading)[:_MAX_GATE_CLAUSES] if reading and _faithful(content, reading) else []
     parts += read
     sources = [content, *(part.text for part in parts)]
-    said = {i: text for i, fact in enumerate(facts) if (text := as_said(fact))}
+    worded = {i: text for i, fact in enumerate(facts) if (text := timewords.as_worded(fact, content, said_on)) != fact}
+    said = {i: text for i, fact in enumerate(facts) if (text := as_said(worded.get(i, fact)))}
+    extra = [*facts, *worded.values(), *said.values()]
     if content_vector is not None:
-        vectors = embedder.embed([*sources[1:], *facts, *said.values()])
+        vectors = embedder.embed([*sources[1:], *extra])
         vectors = np.vstack([np.asarray(content_vector, dtype=vectors.dtype)[None, :], vectors])
     else:
-        vectors = embedder.embed([*sources, *facts, *said.values()])
+        vectors = embedder.embed([*sources, *extra])
     source_vectors = vectors[: len(sources)]
     fact_vectors = vectors[len(sources) : len(sources) + len(facts)]
-    said_vectors = dict(zip(said, vectors[len(sources) + len(facts) :], strict=True))
+    worded_vectors = dict(
+        zip(worded, vectors[len(sources) + len(facts) : len(sources) + len(facts) + len(worded)], strict=True)
+    )
+    said_vectors = dict(zip(said, vectors[len(sources) + len(facts) + len(worded) :], strict=True))
     gate = thresholds.write_gate(embedder.name)
     kept: list[GatedFact] = []
     rejected: list[GatedFact] = []
@@ -179,6 +189,8 @@ def gate_facts(
             rejected.append(GatedFact(text, 0.0, vector, refused))
             continue
         similarities = source_vectors @ vector
+        if i in worded_vectors:
+            similarities = np.maximum(similarities, source_vectors @ worded_vectors[i])
         if i in said_vectors:
             margin = 0.0 if _INSTRUCTION.match(text) else FIRST_PERSON_MARGIN
             similarities = np.maximum(similarities, source_vectors @ said_vectors[i] - margin)
@@ -378,7 +390,9 @@ def remember(user: AbstractBaseUser, turn: Turn, *, turn_vector: np.ndarray | No
     facts = extract_facts(turn.content, said=turn.created_at.date(), reading=reading)
     if not facts:
         return 0
-    model_name, kept, rejected = gate_facts(turn.content, facts, content_vector=turn_vector, reading=reading)
+    model_name, kept, rejected = gate_facts(
+        turn.content, facts, content_vector=turn_vector, reading=reading, said_on=turn.created_at.date()
+    )
     for fact in rejected:
         logger.debug(
             "write gate rejected a fact from turn %s: %s (similarity %.3f)",

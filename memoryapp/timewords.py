@@ -126,3 +126,28 @@ def resolve(phrase: str, said: date, *, tense: str = "past") -> str | None:
             return _month(*_months_back(said, n))
         return f"in {said.year - n}"
     return None
+
+
+_RELATIVE = re.compile(
+    r"\b(?:the day before yesterday|yesterday|last night|today|tonight|tomorrow|this (?:morning|afternoon|evening)"
+    rf"|(?:(?:on|in) )?(?:(?:last|this|next) )?(?:{'|'.join([*WEEKDAYS, *MONTHS, *SEASONS])})"
+    r"|(?:last|this|next) (?:week|month|year)"
+    rf"|(?:\d+|{'|'.join(_NUMBERS)}) (?:day|week|month|year)s? ago)\b",
+    re.I,
+)
+
+
+def as_worded(fact: str, turn: str, said: date | None) -> str:
+    """The fact with each date it was given for a relative time word of the turn put back in the
+    turn's words: "The user went to a pride parade on 11 August 2023." from "I went to a pride
+    parade last Friday" said on 14 August 2023 reads "... a pride parade last Friday.". A date
+    that no time word of the turn means is left as it is."""
+    if said is None:
+        return fact
+    for match in _RELATIVE.finditer(turn):
+        for tense in ("past", "present", "future"):
+            resolved = resolve(match.group(0), said, tense=tense)
+            if resolved and resolved in fact:
+                fact = fact.replace(resolved, match.group(0))
+                break
+    return fact

@@ -240,6 +240,8 @@ def test_goals_and_abilities_are_facts(fact):
         ("The user doesn't eat pork.", "I don't eat pork."),
         ("The user dislikes emoji in their emails.", "I dislike emoji in my emails."),
         ("The user moved to Leeds in 2026.", "I moved to Leeds in 2026."),
+        ("The user went to a pride parade on 11 August 2023.", "I went to a pride parade on 11 August 2023."),
+        ("The user got a cat named Bailey.", "I got a cat named Bailey."),
         ("The user wants the assistant to keep its answers short.", "Keep your answers short."),
         ("Priya prefers UTC.", None),
     ],
@@ -282,6 +284,8 @@ def test_an_invented_fact_from_a_turn_in_another_language_is_still_rejected():
         "The user has lived here for two years.",
         "The user has been there twice.",
         "The user practices for an hour every day.",
+        "The user finishes in 2025.",
+        "The user started in 2021.",
     ],
 )
 def test_a_fact_that_leans_on_its_turn_for_what_it_means_is_rejected(fact):
@@ -295,6 +299,8 @@ def test_a_fact_that_leans_on_its_turn_for_what_it_means_is_rejected(fact):
         "The user's kids love soccer and the user coaches them.",
         "The user finds it hard to sleep after coffee.",
         "The user practises the piano for an hour every day.",
+        "The user started painting in 2021.",
+        "The user completed a PhD in 2019.",
     ],
 )
 def test_a_pronoun_with_something_in_the_fact_to_stand_for_is_fine(fact):

@@ -222,6 +222,36 @@ def test_relative_time_words_become_the_dates_they_meant_when_the_turn_was_said(
     assert extract_facts(turn, said=date(2023, 5, 8)) == facts  # a Monday
 
 
+@pytest.mark.parametrize(
+    ("fact", "turn", "worded"),
+    [
+        (
+            "The user went to a council meeting on 5 May 2023.",
+            "Last Friday I went to a council meeting.",
+            "The user went to a council meeting Last Friday.",
+        ),
+        (
+            "The user started painting in 2021.",
+            "I started painting two years ago.",
+            "The user started painting two years ago.",
+        ),
+        (
+            "The user is moving to Toronto in January 2024.",
+            "I'm moving to Toronto in January.",
+            "The user is moving to Toronto in January.",
+        ),
+        # a date no time word of the turn means stays
+        ("The user went to a council meeting on 4 May 2023.", "Last Friday I went to a council meeting.", None),
+        ("The user started painting in 2019.", "I started painting in 2019.", None),
+    ],
+)
+def test_a_dated_fact_is_put_back_in_its_turns_time_words(fact, turn, worded):
+    from memoryapp.timewords import as_worded
+
+    assert as_worded(fact, turn, date(2023, 5, 8)) == (worded or fact)
+    assert as_worded(fact, turn, None) == fact
+
+
 @pytest.mark.django_db
 def test_a_fact_is_dated_by_its_turn_in_the_write_path(alice):
     from chat.models import Turn
@@ -234,6 +264,28 @@ def test_a_fact_is_dated_by_its_turn_in_the_write_path(alice):
     turn.refresh_from_db()
     assert remember(alice, turn) == 1
     assert Memory.objects.get(user=alice).text == "The user went to the support group on 7 May 2023."
+
+
+@pytest.mark.django_db
+def test_a_dated_fact_from_one_clause_of_a_long_turn_passes_the_gate_in_the_turns_words(alice):
+    """The date costs the fact its likeness to the clause ("on 11 August 2023" against "last
+    Friday"); compared in the turn's own words it is the clause."""
+    from chat.models import Turn
+    from memoryapp.models import Memory
+    from memoryapp.services import remember
+    from tests.factories import user_turn
+
+    turn = user_turn(
+        alice,
+        "Wow, glad you had a blast at the concert. A lot's happened since we talked. I went to a pride "
+        "parade last Friday and it was awesome - so much energy and love everywhere. Really made me proud.",
+    )
+    Turn.objects.filter(pk=turn.pk).update(created_at=datetime(2023, 8, 14, 13, 0, tzinfo=UTC))
+    turn.refresh_from_db()
+    assert remember(alice, turn) >= 1
+    assert "The user went to a pride parade on 11 August 2023." in Memory.objects.filter(user=alice).values_list(
+        "text", flat=True
+    )
 
 
 @pytest.mark.parametrize(
