@@ -26,7 +26,10 @@ from chat.models import Turn
 from chat.services import conversation_create, turn_append
 from core.llm import ModelUnavailable
 from eval.quality import USERNAME_PREFIX
+from memoryapp.embeddings import get_embedder
+from memoryapp.grammar import NEEDED, NOT_NEEDED
 from memoryapp.models import Memory, MemoryEvidence
+from memoryapp.need import turn_need
 from memoryapp.selectors import recall
 from memoryapp.services import remember
 
@@ -141,6 +144,39 @@ def _locomo_subject(question: str, speakers: list[str], evidence: list[str], spe
     return said.most_common(1)[0][0] if said else None
 
 
+_ASKED_BY_SELF = (
+    (r"\b(does|is|has) I\b", lambda m: {"does": "do", "is": "am", "has": "have"}[m.group(1).lower()] + " I"),
+    (r"\bI (does|is|has)\b", lambda m: "I " + {"does": "do", "is": "am", "has": "have"}[m.group(1).lower()]),
+)
+
+
+def as_asked_by(question: str, subject: str, other: str) -> str:
+    """The question as its subject asks it of their own assistant, whose memories say "The user":
+    "When did Caroline go to the support group?" is "When did I go to the support group?", and
+    "What is Caroline's job?" is "What is my job?". The other speaker's name stays; where it is
+    not named, "he", "she", "his" and "her" are the subject too."""
+    name = re.escape(subject)
+    if subject in question and not re.search(rf"\b{re.escape(other)}\b", question):
+        asked = re.sub(r"\b(?:his|her)\b", "my", question)
+        question = re.sub(r"\b(?:he|she)\b", "I", asked)
+    asked = re.sub(rf"\b{name}['’]s\b", "my", question)
+    asked = re.sub(rf"\b(to|with|for|about|tell|told|give|gave|ask|asked|from|and) {name}\b", r"\1 me", asked)
+    asked = re.sub(rf"\b{name}\b", "I", asked)
+    for pattern, replacement in _ASKED_BY_SELF:
+        asked = re.sub(pattern, replacement, asked, flags=re.I)
+    return asked
+
+
+def read(user, probe: str, *, k: int) -> list:
+    """The read path of a chat turn (memoryapp.selectors.read_turn) with a longer list: nothing
+    for a turn that needs no memory, its nearest memory at the lead floor for one that does."""
+    embedder = get_embedder()
+    need = turn_need(probe, embedder.embed([probe])[0], embedder.name)
+    if need == NOT_NEEDED:
+        return []
+    return recall(user, probe, k=k, needed=need == NEEDED)
+
+
 def run_locomo(path: Path | str, *, samples: int | None = None, progress: bool = False) -> LocomoReport:
     """Each speaker of each sample becomes a user; their turns go through `remember` in order,
     and each question is a probe for the speaker it is about. Reports, per category, the share
@@ -206,7 +242,9 @@ def run_locomo(path: Path | str, *, samples: int | None = None, progress: bool =
                 continue
             stats = report.categories.setdefault(category, LocomoCategory())
             stats.questions += 1
-            recalled = recall(users[subject], qa["question"], k=max(LOCOMO_KS))
+            recalled = read(
+                users[subject], as_asked_by(qa["question"], subject, *(set(speakers) - {subject})), k=max(LOCOMO_KS)
+            )
             sources = [
                 {
                     dia_of_turn.get(turn_id)

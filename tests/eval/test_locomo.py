@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-from eval.locomo import locomo_evidence_ids, run_locomo
+from eval.locomo import as_asked_by, locomo_evidence_ids, run_locomo
 
 MINI = Path(settings.BASE_DIR) / "eval" / "locomo-mini.json"
 
@@ -13,6 +13,21 @@ MINI = Path(settings.BASE_DIR) / "eval" / "locomo-mini.json"
 def test_malformed_evidence_ids_are_split_or_skipped():
     assert locomo_evidence_ids(["D8:6; D9:17", "D1:3", "nothing", 7, "D1:3"]) == ["D8:6", "D9:17", "D1:3"]
     assert locomo_evidence_ids("D2:1") == ["D2:1"]
+
+
+@pytest.mark.parametrize(
+    ("question", "asked"),
+    [
+        ("When did Caroline go to the support group?", "When did I go to the support group?"),
+        ("What is Caroline's job?", "What is my job?"),
+        ("Why did Caroline paint her kitchen?", "Why did I paint my kitchen?"),
+        ("How does Caroline feel about adoption?", "How do I feel about adoption?"),
+        ("What did Melanie tell Caroline about her dog?", "What did Melanie tell me about her dog?"),
+        ("When is Caroline moving?", "When am I moving?"),
+    ],
+)
+def test_a_question_is_asked_by_the_speaker_it_is_about(question, asked):
+    assert as_asked_by(question, "Caroline", "Melanie") == asked
 
 
 @pytest.mark.django_db
