@@ -78,11 +78,85 @@ def own_words(text: str) -> str:
     return _NAME_IS.sub(r"\1 is", _LABEL.sub("", text))
 
 
+# Words that may come before the verb of a sentence whose "I" was left out ("Just moved to Berlin").
+_BEFORE_DROPPED_I = frozenset("just still currently recently finally also really actually now only".split())
+# Verbs whose subject, left out, is the thing talked about, not the speaker ("Happened last week.",
+# "Sounded great.", "Helped a lot.").
+_NOT_ME_DROPPED = frozenset("happen sound seem look mean matter help".split())
+_DROPPED_I_FORM = {"VBD": "I", "VBG": "I'm", "VBN": "I've"}
+_FEELING_VERBS = frozenset("love like enjoy appreciate hate miss feel hope wish adore".split())
+_SAME_IN_THE_PAST = frozenset("put read set cut hit let quit spread hurt cost shut".split())
+
+
+def _dropped_subject_is_not_me(verb: Token) -> bool:
+    """Whether a verb whose subject was left out is said of the thing talked about: "Happened last
+    week.", "Made my day!", "Reminded me of home."."""
+    return verb.lemma_.lower() in _NOT_ME_DROPPED or any(
+        c.dep_ == "dobj"
+        and (
+            c.lower_ in {"me", "us", "myself"}
+            or (c.lemma_.lower() == "day" and any(p.lower_ in {"my", "our"} for p in c.children))
+        )
+        for c in verb.children
+    )
+
+
+def _dropped_i(sentence: Span) -> str | None:
+    """The sentence with the "I" chat leaves out put back ("Got the tattoo a few years ago" -> "I
+    got the tattoo a few years ago", "Still working on a dance studio" -> "I'm still working on a
+    dance studio", "Been reading a lot" -> "I've been reading a lot"), or None when it has a
+    subject, asks, or does not open on a past or -ing verb of the speaker's."""
+    text = sentence.text.strip()
+    words = [t for t in sentence if not t.is_punct and not t.is_space]
+    if not words or text.endswith("?"):
+        return None
+    opening = next((t for t in words if t.lower_ not in _BEFORE_DROPPED_I), None)
+    if opening is None or opening.i == words[0].i and opening.text[:1].islower():
+        return None
+    if any(c.dep_ in {"nsubj", "nsubjpass", "csubj", "expl"} for c in opening.children):
+        return None
+    start = opening.idx - sentence.start_char
+    rest = text[start:]
+    if re.match(r"(?:got|gon|wan)(?:ta|na)\b", rest, re.I) or _BETWEEN_US.search(text):
+        return None  # "Gotta check the size" is a plan of the moment; "Chasing our dreams and helping each other"
+    if opening.lower_.endswith("ing") and any(
+        t.tag_ in {"VBZ", "VBD", "VBP", "MD"} and t.dep_ != "relcl" for t in words if t.i > opening.i
+    ):
+        return None  # "Hiking to the top was awesome!": the -ing phrase is the subject
+    # The tagger reads a sentence with no subject poorly ("Went" as a name): read it with one.
+    lowered = text[:start].lower() + rest[:1].lower() + rest[1:]
+    been = opening.lower_ == "been"  # "Been reading a lot": "I've been reading a lot"
+    trial = parser()(f"I've {lowered}" if been else f"I {lowered}", disable=["ner"])
+    verb = trial[0].head if trial[0].dep_ == "nsubj" else None
+    if verb is None or verb.tag_ not in _DROPPED_I_FORM or _dropped_subject_is_not_me(verb):
+        return None
+    if verb.lower_ != opening.lower_ and not (been and verb.tag_ == "VBG"):
+        return None
+    form, lemma = verb.lower_, verb.lemma_.lower()
+    if (
+        form in _FEELINGS  # "Excited for the future!": how the speaker is, not what they did
+        or lemma in _FEELING_VERBS  # "Loving the support!": a reaction to what was just said
+        or form in {"hoping", "doing"}  # "Hoping for the best!", "Doing good!"
+        or (verb.tag_ == "VBD" and form == lemma and not form.endswith("ed") and form not in _SAME_IN_THE_PAST)
+        or (verb.tag_ == "VBG" and not form.endswith("ing"))  # "Gonna", "Woohoo": not verbs of the speaker's
+        or (verb.tag_ == "VBN" and form != "been")  # "Done with the exams": a participle read as an adjective
+        or (form == "been" and any(c.dep_ in {"attr", "acomp"} for c in verb.children))  # "Been a busy week"
+    ):
+        return None
+    return f"{'I’ve' if been else _DROPPED_I_FORM[verb.tag_]} {lowered}"
+
+
 @functools.lru_cache(maxsize=32)
 def analyse(text: str) -> Doc:
     """The parse of what the user says in their own voice. The write path asks twice per turn
-    (is it a request to forget? what does it state?), so the last few parses are kept."""
+    (is it a request to forget? what does it state?), so the last few parses are kept. A sentence
+    that leaves out its "I", as chat does, is read with it (`_dropped_i`)."""
     doc = parser()(own_words(text))
+    restored = [(sentence, _dropped_i(sentence)) for sentence in doc.sents]
+    if any(said for _, said in restored) and looks_english(doc):
+        doc = parser()(
+            "".join((said + sentence[-1].whitespace_ if said else sentence.text_with_ws) for sentence, said in restored)
+        )
     for token in doc:
         # "I live in Leeds and work as a nurse": the tagger reads "work" as a noun joined to the
         # verb, which would run both clauses into one. A bare noun joined by "and" to a verb,
@@ -238,7 +312,8 @@ def looks_english(doc: Doc) -> bool:
     """Whether the turn is English enough for an English parse to mean anything. A turn whose only
     English-looking words are also words of another language is not, when it has letters English
     does not use ("Mój mąż jest pilotem i ..."); in plain ASCII ("Jag bor i Stockholm.", "i work
-    nights") a language identifier decides between English and the languages they are all words of."""
+    nights") a language identifier decides between English and the languages they are all words of,
+    and between English and every language it knows for a turn with no such word at all."""
     words = [t for t in doc if t.is_alpha]
     marks = [t.text if t.lower_ == "i" else t.lower_ for t in words if t.lower_ == "i" or t.lower_ in _ENGLISH]
     if marks and set(marks) <= _SHARED:
@@ -246,6 +321,8 @@ def looks_english(doc: Doc) -> bool:
             return False
         others = set.intersection(*(set(_SHARED_WITH[mark]) for mark in marks))  # where every one is a word
         return not others or _identified_language(doc.text, others) == "en"
+    if not marks and words and all(t.text.isascii() for t in words):  # "Got a new puppy.", "Married, two kids."
+        return _language_identifier().classify(doc.text)[0] == "en"
     return len(marks) >= max(1, 0.1 * len(words))
 
 
@@ -984,6 +1061,8 @@ def _elliptical(verb: Token, sent: Span, said: date | None) -> str | None:
         _hypothetical(verb, reported=False)
         or sent.text.rstrip().endswith("?")
         or verb.lemma_.lower() in _NOT_A_FACT_VERBS
+        or _dropped_subject_is_not_me(verb)
+        or re.match(r"(?:got|gon|wan)(?:ta|na)\b", verb.doc.text[verb.idx :], re.I)  # "Gotta check the size"
     ):
         return None
     tokens = _clause_tokens(verb, set())
@@ -1318,6 +1397,22 @@ def _cut_off(doc: Doc) -> bool:
 _WITHOUT_WHAT = frozenset("practice practise rehearse finish complete start begin".split())
 
 
+_SPANS = frozenset("age ages year month week while day time".split())
+
+
+def _back_from_nowhere(token: Token) -> bool:
+    """ "The user has not been back in ages.": back where?"""
+    return (
+        token.lower_ == "back"
+        and token.dep_ in {"advmod", "prt"}
+        and token.head.lemma_.lower() in {"be", "go", "come", "get"}
+        and not any(
+            c.lower_ == "home" or (c.dep_ == "prep" and not any(o.lemma_.lower() in _SPANS for o in c.children))
+            for c in [*token.children, *token.head.children]
+        )
+    )
+
+
 def _fact_problem(doc: Doc, names: set[str]) -> str | None:
     letters = [c for c in doc.text if c.isalpha()]
     if letters and sum(bool(_NON_LATIN.match(c)) for c in letters) > len(letters) / 2:
@@ -1365,7 +1460,9 @@ def _fact_problem(doc: Doc, names: set[str]) -> str | None:
         return 'the fact speaks to someone ("you"): it is about the listener, not the user'
     if any(t.pos_ == "PRON" and t.lower_ in _FIRST_PERSON and (t.text.islower() or t.text == "I") for t in words):
         return 'the fact keeps the speaker\'s own "I" or "we": it is not all about the user in the third person'
-    if any(t.tag_ == "RB" and t.lower_ in {"here", "there"} for t in words) or (  # "has lived here": where?
+    if any(
+        t.tag_ == "RB" and t.lower_ in {"here", "there"} or _back_from_nowhere(t) for t in words
+    ) or (  # "has lived here": where?
         root is not None
         and root.lemma_ in _WITHOUT_WHAT
         and not any(

@@ -333,3 +333,27 @@ def test_a_verb_the_tagger_reads_as_a_noun_after_and_is_its_own_clause():
 )
 def test_a_job_in_a_place_is_two_facts_when_there_is_room(turn, facts):
     assert extract_facts(turn) == facts
+
+
+@pytest.mark.parametrize(
+    ("turn", "facts"),
+    [
+        ("Just moved to Berlin last month.", ["The user lives in Berlin."]),
+        ("Went hiking with my dog yesterday.", ["The user went hiking with their dog on 7 May 2023."]),
+        ("Currently learning Rust for work.", ["The user is currently learning Rust for work."]),
+        ("Been to Paris twice.", ["The user has been to Paris twice."]),
+        ("Got a new puppy.", ["The user got a new puppy."]),
+        ("Grew up in Cork but haven't been back in ages.", ["The user grew up in Cork."]),
+        # the left-out subject is not the speaker, or the sentence says only how they are
+        ("Thanks! Excited for the future!", []),
+        ("Made my day!", []),
+        ("Hiking to the top was awesome!", []),
+        ("Gotta check the floor quality too.", []),
+        ("Been a busy week.", []),
+        ("Loving the support!", []),
+        ("Happened last week.", []),
+        ("Trabalho de dia e estudo direito à noite.", []),
+    ],
+)
+def test_a_sentence_that_leaves_out_its_i_is_read_with_it(turn, facts):
+    assert extract_facts(turn, said=date(2023, 5, 8)) == facts
