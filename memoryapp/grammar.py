@@ -84,6 +84,8 @@ _BEFORE_DROPPED_I = frozenset("just still currently recently finally also really
 # "Sounded great.", "Helped a lot.").
 _NOT_ME_DROPPED = frozenset("happen sound seem look mean matter help".split())
 _DROPPED_I_FORM = {"VBD": "I", "VBG": "I'm", "VBN": "I've"}
+# "Gotta check the size", "Gonna be a big change": a plan of the moment, or something else's future.
+_CONTRACTED_PLAN = re.compile(r"(?:got|gon|wan)(?:ta|na)\b", re.I)
 _FEELING_VERBS = frozenset("love like enjoy appreciate hate miss feel hope wish adore".split())
 _SAME_IN_THE_PAST = frozenset("put read set cut hit let quit spread hurt cost shut".split())
 
@@ -117,7 +119,7 @@ def _dropped_i(sentence: Span) -> str | None:
         return None
     start = opening.idx - sentence.start_char
     rest = text[start:]
-    if re.match(r"(?:got|gon|wan)(?:ta|na)\b", rest, re.I) or _BETWEEN_US.search(text):
+    if _CONTRACTED_PLAN.match(rest) or _BETWEEN_US.search(text):
         return None  # "Gotta check the size" is a plan of the moment; "Chasing our dreams and helping each other"
     if opening.lower_.endswith("ing") and any(
         t.tag_ in {"VBZ", "VBD", "VBP", "MD"} and t.dep_ != "relcl" for t in words if t.i > opening.i
@@ -780,14 +782,73 @@ def _working_at(verb: Token) -> bool:
     return goal is not None and goal.lemma_.lower() not in _TODAYS_TRYING | _NOT_A_FACT_VERBS
 
 
+# What a search that lasts is for: "I'm looking for a new apartment", "looking into mental health jobs".
+_LASTING_SEARCHES = frozenset(
+    "job work position role career internship apprenticeship apartment flat house home place school "
+    "university college program programme course degree partner roommate flatmate agency".split()
+)
+
+
+def _searching(verb: Token) -> bool:
+    """Is this "looking for" or "looking into" something sought for months, not tonight's recipe?"""
+    if verb.lemma_.lower() != "look":
+        return False
+    sought = [
+        o
+        for p in verb.children
+        if p.dep_ == "prep" and p.lower_ in {"for", "into"}
+        for o in p.children
+        if o.dep_ == "pobj"
+    ]
+    return any(t.lemma_.lower() in _LASTING_SEARCHES for o in sought for t in [o, *o.conjuncts])
+
+
+# Feelings that say the user has, or is, what follows them: "I'm lucky to have my husband and kids".
+_GLAD_OF = frozenset("lucky fortunate grateful thankful blessed proud happy glad honored honoured".split())
+
+
+def _had(token: Token) -> str:
+    """A word of what the user is glad to have, said of the user: "my husband and kids" is "a
+    husband and kids"."""
+    if token.dep_ == "poss" and token.lower_ in {"my", "our"}:
+        return "a" if token.head.tag_ in {"NN", "NNP"} else ""
+    return _word(token)
+
+
+def _glad_to_have(verb: Token) -> str | None:
+    """What a feeling says the user has or is: "I'm lucky to have my husband and kids" -> "The user
+    has a husband and kids.", "I'm proud to be a nurse" -> "The user is a nurse.". The feeling
+    itself is of the day; what it is about lasts."""
+    feelings = [c for c in verb.children if c.dep_ == "acomp" and c.lower_ in _GLAD_OF]
+    if verb.lower_ in _GLAD_OF and any(c.dep_ == "auxpass" for c in verb.children):
+        feelings.append(verb)  # "I'm blessed to have ...", parsed as a passive
+    for feeling in feelings:
+        for what in feeling.children:
+            if what.dep_ != "xcomp" or what.lemma_.lower() not in {"have", "be"}:
+                continue
+            objects = [c for c in what.children if c.dep_ == ("dobj" if what.lemma_.lower() == "have" else "attr")]
+            if not objects or objects[0].pos_ not in {"NOUN", "PROPN"}:
+                continue
+            words = [t for t in what.subtree if t.i > what.i]
+            words = words[:-1] if words and words[-1].is_punct else words
+            having = what.lemma_.lower() == "have"
+            pieces = [_piece(t, _had(t) if having else _word(t)) for t in words]
+            return _sentence([("The user", " "), ("has" if having else "is", " "), *pieces])
+    return None
+
+
 def _user_clause(verb: Token, subject: Token, sent: Span, said: date | None = None) -> str | None:
     own_subject = subject.head == verb
     subject_ids = {t.i for t in subject.subtree} if own_subject else set()
     if subject.lower_ == "we" and _between_us(verb, subject):
         return None
+    if subject.lower_ in {"i", "me"}:
+        glad = _glad_to_have(verb)
+        if glad:
+            return glad
     lemma = verb.lemma_.lower()
     if (
-        (lemma in _NOT_A_FACT_VERBS and not _working_at(verb))
+        (lemma in _NOT_A_FACT_VERBS and not _working_at(verb) and not _searching(verb))
         or _hypothetical(verb)
         or _question_clause(verb, sent)
         or _situation(verb, sent)
@@ -840,8 +901,8 @@ def _user_clause(verb: Token, subject: Token, sent: Span, said: date | None = No
         if places:
             return f"The user lives in {' '.join(t.text for t in places[0].subtree)}."
     tokens = _clause_tokens(verb, set())
-    if verb.tag_ == "VBG" and _MOMENT.search(" ".join(t.text for t in verb.subtree)):
-        return None
+    if verb.tag_ == "VBG" and _MOMENT.search(" ".join(t.text for t in verb.subtree)) and not _searching(verb):
+        return None  # "I'm still at work"; but "I'm still looking for a flat" is a search that lasts
     if sent.text.rstrip().endswith("?"):
         # "I ran a half marathon last month, any recovery tips?": the question after the comma is not the fact.
         commas = [t.i for t in tokens if t.text == "," and t.i > verb.i]
@@ -1030,6 +1091,36 @@ def _no_thanks(sent: Span) -> str | None:
     return None
 
 
+# Pets a name is given to beside the ones a clause is about (PETS): "Oscar, my guinea pig".
+_NAMED_PETS = PETS | frozenset(
+    "pig hamster bird budgie fish turtle tortoise snake lizard gecko ferret retriever terrier".split()
+)
+
+
+_GREETING_WORDS = frozenset("meet say hi hey hello welcome".split())  # "Meet Luna, my cat!"
+
+
+def _named_relation(sent: Span) -> str | None:
+    """A relation or pet named in passing, with no clause of its own about it: "Oscar, my guinea
+    pig.", "Here's a pic of Oliver, my cat.", "My dog Max loves the beach."."""
+    for token in sent:
+        if token.pos_ != "PROPN":
+            continue
+        for kind in token.children:
+            if kind.dep_ not in {"appos", "compound"} or kind.lemma_.lower() not in KIN | _NAMED_PETS:
+                continue
+            if not any(c.dep_ == "poss" and c.lower_ in {"my", "our"} for c in kind.children):
+                continue
+            what = " ".join(t.text for t in kind.subtree if t.i <= kind.i and t.dep_ in {"compound"} or t == kind)
+            name = " ".join(
+                t.text
+                for t in token.subtree
+                if t.pos_ == "PROPN" and t.i <= token.i and t.lower_ not in _GREETING_WORDS
+            )
+            return f"The user's {what} is named {name}."
+    return None
+
+
 def _owned_product(sent: Span) -> str | None:
     """ "Can you suggest a lens that fits my Fujifilm X-T4?": a named thing the user calls theirs."""
     for token in sent:
@@ -1062,7 +1153,7 @@ def _elliptical(verb: Token, sent: Span, said: date | None) -> str | None:
         or sent.text.rstrip().endswith("?")
         or verb.lemma_.lower() in _NOT_A_FACT_VERBS
         or _dropped_subject_is_not_me(verb)
-        or re.match(r"(?:got|gon|wan)(?:ta|na)\b", verb.doc.text[verb.idx :], re.I)  # "Gotta check the size"
+        or _CONTRACTED_PLAN.match(verb.doc.text[verb.idx :])
     ):
         return None
     tokens = _clause_tokens(verb, set())
@@ -1151,7 +1242,7 @@ def extract(doc: Doc, *, limit: int = 2, said: date | None = None) -> list[str]:
             if len(facts) >= limit:
                 return facts[:limit]
         if len(facts) == before:
-            add(_no_thanks(sent) or _owned_product(sent))
+            add(_no_thanks(sent) or _owned_product(sent) or _named_relation(sent))
     return facts[:limit]
 
 

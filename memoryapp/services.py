@@ -165,11 +165,10 @@ def gate_facts(
     else:
         vectors = embedder.embed([*sources, *extra])
     source_vectors = vectors[: len(sources)]
-    fact_vectors = vectors[len(sources) : len(sources) + len(facts)]
-    worded_vectors = dict(
-        zip(worded, vectors[len(sources) + len(facts) : len(sources) + len(facts) + len(worded)], strict=True)
-    )
-    said_vectors = dict(zip(said, vectors[len(sources) + len(facts) + len(worded) :], strict=True))
+    after = len(sources) + len(facts)
+    fact_vectors = vectors[len(sources) : after]
+    worded_vectors = dict(zip(worded, vectors[after : after + len(worded)], strict=True))
+    said_vectors = dict(zip(said, vectors[after + len(worded) :], strict=True))
     gate = thresholds.write_gate(embedder.name)
     kept: list[GatedFact] = []
     rejected: list[GatedFact] = []

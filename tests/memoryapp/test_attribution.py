@@ -123,6 +123,7 @@ def test_misattribution_names_the_reason():
         ("Yeah, I'm lucky to have them. Who supports you, Mel?", "The user's name is Mel."),
         ("Hey Jon! Great to hear from you. Been having some tough times lately.", "The user is named Jon."),
         ("Thanks, Jarvis! That helped.", "The user's name is Jarvis."),
+        ("Mel, my friend, how are you?", "The user's name is Mel."),
     ],
 )
 def test_the_name_of_the_one_spoken_to_is_not_the_users(turn, fact):
@@ -136,6 +137,7 @@ def test_the_name_of_the_one_spoken_to_is_not_the_users(turn, fact):
         ("Hi I'm Noor, nice to meet you.", "The user's name is Noor."),
         ("Thanks, Mel! Call me Sam from now on.", "The user's name is Sam."),
         ("I work at Google, Mel.", "The user works at Google."),
+        ("Oscar, my guinea pig. He's been great.", "The user's guinea pig is named Oscar."),  # not spoken to
     ],
 )
 def test_a_name_the_user_gives_themselves_beside_a_greeting_is_theirs(turn, fact):

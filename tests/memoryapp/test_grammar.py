@@ -357,3 +357,52 @@ def test_a_job_in_a_place_is_two_facts_when_there_is_room(turn, facts):
 )
 def test_a_sentence_that_leaves_out_its_i_is_read_with_it(turn, facts):
     assert extract_facts(turn, said=date(2023, 5, 8)) == facts
+
+
+@pytest.mark.parametrize(
+    ("turn", "facts"),
+    [
+        ("I'm lucky to have my husband and kids; they keep me motivated.", ["The user has a husband and kids."]),
+        ("I am so grateful to have a supportive family.", ["The user has a supportive family."]),
+        ("I'm blessed to have two amazing daughters.", ["The user has two amazing daughters."]),
+        ("I'm proud to be a nurse.", ["The user is a nurse."]),
+        # the feeling alone, or what it is about only for the moment
+        ("I'm sorry to be a bother.", []),
+        ("I'm happy to be here.", []),
+        ("I'm glad to have you as a friend.", []),
+    ],
+)
+def test_what_a_feeling_says_the_user_has_or_is_is_kept_without_the_feeling(turn, facts):
+    assert extract_facts(turn) == facts
+
+
+@pytest.mark.parametrize(
+    ("turn", "facts"),
+    [
+        ("Oscar, my guinea pig. He's been great.", ["The user's guinea pig is named Oscar."]),
+        ("Meet Luna, my cat!", ["The user's cat is named Luna."]),
+        ("That's Bella, my daughter, at her graduation.", ["The user's daughter is named Bella."]),
+        ("My dog Max loves the beach.", ["The user's dog is named Max."]),
+        ("Sarah, my boss, is annoying.", []),  # a boss is someone the user knows, not theirs to name
+    ],
+)
+def test_a_relation_or_pet_named_in_passing_is_kept_by_name(turn, facts):
+    assert extract_facts(turn) == facts
+
+
+@pytest.mark.parametrize(
+    ("turn", "facts"),
+    [
+        ("I'm looking for a new apartment in Leeds.", ["The user is looking for a new apartment in Leeds."]),
+        (
+            "I'm still looking into counseling and mental health jobs.",
+            ["The user is looking into counseling and mental health jobs."],
+        ),
+        # tonight's search, or "look" as "seem" or "await"
+        ("I'm looking for a recipe for dinner.", []),
+        ("I'm looking forward to the weekend.", []),
+        ("I'm still working on it.", []),
+    ],
+)
+def test_a_search_that_lasts_is_a_fact(turn, facts):
+    assert extract_facts(turn) == facts
