@@ -85,7 +85,7 @@ _BEFORE_DROPPED_I = frozenset("just still currently recently finally also really
 _NOT_ME_DROPPED = frozenset("happen sound seem look mean matter help".split())
 _DROPPED_I_FORM = {"VBD": "I", "VBG": "I'm", "VBN": "I've"}
 # "Gotta check the size", "Gonna be a big change": a plan of the moment, or something else's future.
-_CONTRACTED_PLAN = re.compile(r"(?:got|gon|wan)(?:ta|na)\b", re.I)
+_CONTRACTED_PLAN = re.compile(r"\b(?:got|gon|wan)(?:ta|na)\b", re.I)
 _FEELING_VERBS = frozenset("love like enjoy appreciate hate miss feel hope wish adore".split())
 _SAME_IN_THE_PAST = frozenset("put read set cut hit let quit spread hurt cost shut".split())
 
@@ -143,9 +143,11 @@ def _dropped_i(sentence: Span) -> str | None:
         or (verb.tag_ == "VBG" and not form.endswith("ing"))  # "Gonna", "Woohoo": not verbs of the speaker's
         or (verb.tag_ == "VBN" and form != "been")  # "Done with the exams": a participle read as an adjective
         or (form == "been" and any(c.dep_ in {"attr", "acomp"} for c in verb.children))  # "Been a busy week"
+        or any(c.dep_ in {"agent", "prep"} and c.lower_ == "by" for c in verb.children)  # "Fascinated by ..."
     ):
         return None
-    return f"{'I’ve' if been else _DROPPED_I_FORM[verb.tag_]} {lowered}"
+    pronoun = "I've" if been else _DROPPED_I_FORM[verb.tag_]
+    return f"{pronoun} {lowered}"
 
 
 @functools.lru_cache(maxsize=32)
@@ -807,10 +809,10 @@ def _searching(verb: Token) -> bool:
 _GLAD_OF = frozenset("lucky fortunate grateful thankful blessed proud happy glad honored honoured".split())
 
 
-def _had(token: Token) -> str:
+def _had(token: Token, had: set[int]) -> str:
     """A word of what the user is glad to have, said of the user: "my husband and kids" is "a
-    husband and kids"."""
-    if token.dep_ == "poss" and token.lower_ in {"my", "our"}:
+    husband and kids"; "my" before anything else ("in my life") is "their"."""
+    if token.dep_ == "poss" and token.lower_ in {"my", "our"} and token.head.i in had:
         return "a" if token.head.tag_ in {"NN", "NNP"} else ""
     return _word(token)
 
@@ -832,7 +834,8 @@ def _glad_to_have(verb: Token) -> str | None:
             words = [t for t in what.subtree if t.i > what.i]
             words = words[:-1] if words and words[-1].is_punct else words
             having = what.lemma_.lower() == "have"
-            pieces = [_piece(t, _had(t) if having else _word(t)) for t in words]
+            had = {o.i for o in [objects[0], *objects[0].conjuncts]}
+            pieces = [_piece(t, _had(t, had) if having else _word(t)) for t in words]
             return _sentence([("The user", " "), ("has" if having else "is", " "), *pieces])
     return None
 
@@ -1563,6 +1566,8 @@ def _fact_problem(doc: Doc, names: set[str]) -> str | None:
         return "the fact does not stand alone: it names something only its turn says"
     if root is not None and _passing_feeling(doc, root):
         return "the fact is a feeling of the moment, not a lasting fact"
+    if _CONTRACTED_PLAN.search(doc.text):  # "The user gotta be patient."
+        return "the fact is what the user means to do now, not a lasting fact"
     if root is not None and (_episode(root) or _one_days_event(doc, root)):
         return "the fact tells of something done once and over, not a lasting fact"
     if subject is not None and root is not None and _body_today(subject, root):

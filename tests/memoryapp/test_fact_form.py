@@ -275,6 +275,11 @@ def test_an_invented_fact_from_a_turn_in_another_language_is_still_rejected():
     assert "too far" in _rejection("Hola, me llamo Lucía.", "The user works at Google.")
 
 
+@pytest.mark.parametrize("fact", ["The user gotta be patient.", "The user is gonna move to Berlin."])
+def test_what_the_user_is_gonna_do_is_not_a_lasting_fact(fact):
+    assert fact_problems([fact]) == ["the fact is what the user means to do now, not a lasting fact"]
+
+
 @pytest.mark.parametrize(
     "fact",
     [

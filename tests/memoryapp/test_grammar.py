@@ -353,6 +353,7 @@ def test_a_job_in_a_place_is_two_facts_when_there_is_room(turn, facts):
         ("Loving the support!", []),
         ("Happened last week.", []),
         ("Trabalho de dia e estudo direito à noite.", []),
+        ("Never been there before. Fascinated by the traditions.", []),
     ],
 )
 def test_a_sentence_that_leaves_out_its_i_is_read_with_it(turn, facts):
@@ -365,6 +366,7 @@ def test_a_sentence_that_leaves_out_its_i_is_read_with_it(turn, facts):
         ("I'm lucky to have my husband and kids; they keep me motivated.", ["The user has a husband and kids."]),
         ("I am so grateful to have a supportive family.", ["The user has a supportive family."]),
         ("I'm blessed to have two amazing daughters.", ["The user has two amazing daughters."]),
+        ("I'm blessed to have my furry friends in my life.", ["The user has furry friends in their life."]),
         ("I'm proud to be a nurse.", ["The user is a nurse."]),
         # the feeling alone, or what it is about only for the moment
         ("I'm sorry to be a bother.", []),
