@@ -1494,6 +1494,15 @@ _WITHOUT_WHAT = frozenset("practice practise rehearse finish complete start begi
 _SPANS = frozenset("age ages year month week while day time".split())
 
 
+def _done_when(root: Token) -> bool:
+    """ "The user did in the week of 25 September 2023." (from "Here's what I did last week"): when,
+    and nothing of what. "The user does well at school." says how, and stays."""
+    if root.lemma_.lower() != "do" or any(c.dep_ not in {"nsubj", "prep", "punct"} for c in root.children):
+        return False
+    places = [c for c in root.children if c.dep_ == "prep"]
+    return bool(places) and all(any(t.like_num or t.lower_ in _DATE_WORDS for t in p.subtree) for p in places)
+
+
 def _back_from_nowhere(token: Token) -> bool:
     """ "The user has not been back in ages.": back where?"""
     return (
@@ -1563,6 +1572,8 @@ def _fact_problem(doc: Doc, names: set[str]) -> str | None:
             c.dep_ in {"dobj", "xcomp", "ccomp", "attr", "acomp"} for c in root.children
         )  # "practises every day": what?
     ):
+        return "the fact does not stand alone: it names something only its turn says"
+    if root is not None and _done_when(root):
         return "the fact does not stand alone: it names something only its turn says"
     if root is not None and _passing_feeling(doc, root):
         return "the fact is a feeling of the moment, not a lasting fact"
