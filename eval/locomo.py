@@ -27,10 +27,8 @@ from chat.services import conversation_create, turn_append
 from core.llm import ModelUnavailable
 from eval.quality import USERNAME_PREFIX
 from memoryapp.embeddings import get_embedder
-from memoryapp.grammar import NEEDED, NOT_NEEDED
 from memoryapp.models import Memory, MemoryEvidence
-from memoryapp.need import turn_need
-from memoryapp.selectors import recall
+from memoryapp.selectors import nearest_for_turn
 from memoryapp.services import remember
 
 LOCOMO_CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
@@ -144,10 +142,7 @@ def _locomo_subject(question: str, speakers: list[str], evidence: list[str], spe
     return said.most_common(1)[0][0] if said else None
 
 
-_ASKED_BY_SELF = (
-    (r"\b(does|is|has) I\b", lambda m: {"does": "do", "is": "am", "has": "have"}[m.group(1).lower()] + " I"),
-    (r"\bI (does|is|has)\b", lambda m: "I " + {"does": "do", "is": "am", "has": "have"}[m.group(1).lower()]),
-)
+_WITH_I = {"does": "do", "is": "am", "has": "have"}  # "When does Caroline ..." asked as "When do I ..."
 
 
 def as_asked_by(question: str, subject: str, other: str) -> str:
@@ -162,19 +157,8 @@ def as_asked_by(question: str, subject: str, other: str) -> str:
     asked = re.sub(rf"\b{name}['’]s\b", "my", question)
     asked = re.sub(rf"\b(to|with|for|about|tell|told|give|gave|ask|asked|from|and) {name}\b", r"\1 me", asked)
     asked = re.sub(rf"\b{name}\b", "I", asked)
-    for pattern, replacement in _ASKED_BY_SELF:
-        asked = re.sub(pattern, replacement, asked, flags=re.I)
-    return asked
-
-
-def read(user, probe: str, *, k: int) -> list:
-    """The read path of a chat turn (memoryapp.selectors.read_turn) with a longer list: nothing
-    for a turn that needs no memory, its nearest memory at the lead floor for one that does."""
-    embedder = get_embedder()
-    need = turn_need(probe, embedder.embed([probe])[0], embedder.name)
-    if need == NOT_NEEDED:
-        return []
-    return recall(user, probe, k=k, needed=need == NEEDED)
+    asked = re.sub(r"\b(does|is|has) I\b", lambda m: f"{_WITH_I[m.group(1).lower()]} I", asked, flags=re.I)
+    return re.sub(r"\bI (does|is|has)\b", lambda m: f"I {_WITH_I[m.group(1).lower()]}", asked, flags=re.I)
 
 
 def run_locomo(path: Path | str, *, samples: int | None = None, progress: bool = False) -> LocomoReport:
@@ -186,6 +170,7 @@ def run_locomo(path: Path | str, *, samples: int | None = None, progress: bool =
     data = json.loads(Path(path).read_text(encoding="utf-8"))[:samples]
     report = LocomoReport()
     user_model = get_user_model()
+    embedder = get_embedder()
     total = sum(len(items) for sample in data for _, items in _locomo_sessions(sample["conversation"]))
     bar = tqdm(total=total, desc="LoCoMo turns", unit="turn", disable=not progress, file=sys.stderr)
     for n, sample in enumerate(data):
@@ -242,8 +227,10 @@ def run_locomo(path: Path | str, *, samples: int | None = None, progress: bool =
                 continue
             stats = report.categories.setdefault(category, LocomoCategory())
             stats.questions += 1
-            recalled = read(
-                users[subject], as_asked_by(qa["question"], subject, *(set(speakers) - {subject})), k=max(LOCOMO_KS)
+            # The read path of a chat turn (need decision and floors) with a longer list.
+            probe = as_asked_by(qa["question"], subject, *(set(speakers) - {subject}))
+            recalled = nearest_for_turn(
+                users[subject], probe, embedder.embed([probe])[0], embedder.name, k=max(LOCOMO_KS)
             )
             sources = [
                 {

@@ -84,6 +84,8 @@ _BEFORE_DROPPED_I = frozenset("just still currently recently finally also really
 # "Sounded great.", "Helped a lot.").
 _NOT_ME_DROPPED = frozenset("happen sound seem look mean matter help".split())
 _DROPPED_I_FORM = {"VBD": "I", "VBG": "I'm", "VBN": "I've"}
+# What the tagger never takes for a verb, however poorly it reads a sentence with no subject.
+_NEVER_A_VERB = frozenset("PRON DET ADP ADV CCONJ SCONJ PART NUM INTJ PUNCT SYM".split())
 # "Gotta check the size", "Gonna be a big change": a plan of the moment, or something else's future.
 _CONTRACTED_PLAN = re.compile(r"\b(?:got|gon|wan)(?:ta|na)\b", re.I)
 _FEELING_VERBS = frozenset("love like enjoy appreciate hate miss feel hope wish adore".split())
@@ -115,8 +117,10 @@ def _dropped_i(sentence: Span) -> str | None:
     opening = next((t for t in words if t.lower_ not in _BEFORE_DROPPED_I), None)
     if opening is None or opening.i == words[0].i and opening.text[:1].islower():
         return None
-    if any(c.dep_ in {"nsubj", "nsubjpass", "csubj", "expl"} for c in opening.children):
-        return None
+    if opening.pos_ in _NEVER_A_VERB or any(
+        c.dep_ in {"nsubj", "nsubjpass", "csubj", "expl"} for c in opening.children
+    ):
+        return None  # "I live in Leeds", "Thanks, Mel!": no verb opens it, so no second parse is needed
     start = opening.idx - sentence.start_char
     rest = text[start:]
     if _CONTRACTED_PLAN.match(rest) or _BETWEEN_US.search(text):
@@ -828,12 +832,12 @@ def _glad_to_have(verb: Token) -> str | None:
         for what in feeling.children:
             if what.dep_ != "xcomp" or what.lemma_.lower() not in {"have", "be"}:
                 continue
-            objects = [c for c in what.children if c.dep_ == ("dobj" if what.lemma_.lower() == "have" else "attr")]
+            having = what.lemma_.lower() == "have"
+            objects = [c for c in what.children if c.dep_ == ("dobj" if having else "attr")]
             if not objects or objects[0].pos_ not in {"NOUN", "PROPN"}:
                 continue
             words = [t for t in what.subtree if t.i > what.i]
             words = words[:-1] if words and words[-1].is_punct else words
-            having = what.lemma_.lower() == "have"
             had = {o.i for o in [objects[0], *objects[0].conjuncts]}
             pieces = [_piece(t, _had(t, had) if having else _word(t)) for t in words]
             return _sentence([("The user", " "), ("has" if having else "is", " "), *pieces])
@@ -1114,7 +1118,7 @@ def _named_relation(sent: Span) -> str | None:
                 continue
             if not any(c.dep_ == "poss" and c.lower_ in {"my", "our"} for c in kind.children):
                 continue
-            what = " ".join(t.text for t in kind.subtree if t.i <= kind.i and t.dep_ in {"compound"} or t == kind)
+            what = " ".join(t.text for t in kind.subtree if t == kind or (t.i < kind.i and t.dep_ == "compound"))
             name = " ".join(
                 t.text
                 for t in token.subtree

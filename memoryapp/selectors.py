@@ -158,6 +158,24 @@ def recall_for_turn(user: AbstractBaseUser, text: str) -> list[Recalled]:
     return read_turn(user, text).recalled
 
 
+def nearest_for_turn(
+    user: AbstractBaseUser, text: str, vector: Sequence[float], embedding_model: str, *, k: int
+) -> list[Recalled]:
+    """A turn's k nearest memories as its need decides: none for a turn that needs no memory
+    (memoryapp.need), the first at the lead floor for one that does, the recall floor else."""
+    need = turn_need(text, vector, embedding_model)
+    if need == grammar.NOT_NEEDED:
+        return []
+    return memory_nearest(
+        user=user,
+        vector=vector,
+        embedding_model=embedding_model,
+        k=k,
+        min_sim=recall_floor(embedding_model),
+        lead_sim=lead_floor(embedding_model) if need == grammar.NEEDED else None,
+    )
+
+
 def read_turn(user: AbstractBaseUser, text: str) -> TurnRead:
     """The read path of a chat turn: first, does the turn need the user's memory at all? A
     general question ("Who founded Tesla?") gets nothing by similarity, however close a stored
@@ -171,17 +189,7 @@ def read_turn(user: AbstractBaseUser, text: str) -> TurnRead:
     if not text or not text.strip():
         return TurnRead([], None, embedder.name)
     vector = embedder.embed([text])[0]
-    need = turn_need(text, vector, embedder.name)
-    found = []
-    if need != grammar.NOT_NEEDED:
-        found = memory_nearest(
-            user=user,
-            vector=vector,
-            embedding_model=embedder.name,
-            k=settings.MEMORY_RECALL_K,
-            min_sim=recall_floor(embedder.name),
-            lead_sim=lead_floor(embedder.name) if need == grammar.NEEDED else None,
-        )
+    found = nearest_for_turn(user, text, vector, embedder.name, k=settings.MEMORY_RECALL_K)
     seen = {item.memory.pk for item in found}
     standing = [
         item
