@@ -9,9 +9,11 @@ What it does, in order:
 3. serves the app with gunicorn on 127.0.0.1 and a free port, debug off, the model offline, the
    rate limits raised so that they do not shape the run, and runs the memory worker beside it
    (`manage.py db_worker --backend worker`), as `make run` does;
-4. for a fixed time, runs two client threads per user (so a user's turns, searches and deletes
-   race each other, and two posts can race for the next seq of one conversation): post a turn
-   (half the time), search by meaning (three in ten), delete one of the user's memories (two in ten);
+4. has each user state one fact and waits for the worker to write it, so every user has a
+   memory to delete from the first second; then, for a fixed time, runs two client threads per
+   user (so a user's turns, searches and deletes race each other, and two posts can race for the
+   next seq of one conversation): post a turn (half the time), search by meaning (three in ten),
+   delete one of the user's memories (two in ten);
 5. stops gunicorn, then checks in the database: every turn that got a 201 is there and the user
    turns are exactly those; seqs are unique and gapless per conversation; no two live memories of a
    user share a content hash; no reply whose turn arrived after a delete returned was given the
@@ -93,6 +95,7 @@ class LoadUser:
     conversation: str
 
 
+SEED_STATEMENT = "I'm allergic to peanuts."  # each user's first memory (see `seed`)
 WARM_UP_USER = "load-warm-up"  # not one of the load's users: its turn is left out of the invariants
 
 
@@ -365,6 +368,38 @@ def warm_up_worker(port: int) -> None:
         time.sleep(0.1)
 
 
+def seed(port: int, users: list[LoadUser], record: Record) -> dict[str, set[int]]:
+    """One statement per user through the API and the worker before the clock starts, so each
+    user has a memory to delete from the run's first second: a delete races turns and searches
+    however slowly the machine writes memories during the run. The seed turns are checked with
+    the run's turns but left out of its figures; returns the memory ids each user starts with."""
+    from chat.models import Turn
+
+    for user in users:
+        status, data, _, _ = call(
+            port, user.token, "POST", f"/api/conversations/{user.conversation}/turns/", {"content": SEED_STATEMENT}
+        )
+        if status != 201 or not data:
+            raise RuntimeError(f"the seed turn of {user.username} got {status}")
+        turn = data["user_turn"]
+        record.turns.append((user.conversation, turn["seq"], turn["content"]))
+    deadline = time.monotonic() + START_TIMEOUT
+    queued = Turn.objects.filter(
+        user__username__in=[u.username for u in users], role=Turn.Role.USER, memory_state=Turn.MemoryState.QUEUED
+    )
+    while queued.exists():
+        if time.monotonic() > deadline:
+            raise RuntimeError("the memory worker did not write the seed turns in time")
+        time.sleep(0.1)
+    known = {}
+    for user in users:
+        status, data, _, _ = call(port, user.token, "GET", "/api/memories/")
+        if status != 200 or not data or not data["results"]:
+            raise RuntimeError(f"the seed turn of {user.username} left no memory ({status})")
+        known[user.username] = {memory["id"] for memory in data["results"]}
+    return known
+
+
 def warm_up(port: int, users: list[LoadUser], workers: int) -> None:
     """Load the embedding model in every worker before the clock starts."""
     threads = [
@@ -381,13 +416,14 @@ def warm_up(port: int, users: list[LoadUser], workers: int) -> None:
         thread.join()
 
 
-def drive(port: int, users: list[LoadUser], seconds: float, clients_per_user: int) -> tuple[Record, float]:
-    record = Record()
+def drive(
+    port: int, users: list[LoadUser], seconds: float, clients_per_user: int, record: Record, known: dict[str, set[int]]
+) -> float:
     started = time.monotonic()
     deadline = started + seconds
     threads = []
     for index, user in enumerate(users):
-        state = UserState(user)
+        state = UserState(user, known=set(known.get(user.username, ())))
         for n in range(clients_per_user):
             seed = index * 1000 + n
             threads.append(threading.Thread(target=client, args=(port, state, record, deadline, seed), daemon=True))
@@ -395,7 +431,7 @@ def drive(port: int, users: list[LoadUser], seconds: float, clients_per_user: in
         thread.start()
     for thread in threads:
         thread.join(timeout=seconds + REQUEST_TIMEOUT + 10)
-    return record, time.monotonic() - started
+    return time.monotonic() - started
 
 
 # --- The figures and the invariants ---------------------------------------------------------
@@ -585,7 +621,9 @@ def run(args: argparse.Namespace) -> dict:
             report["worker_pid"] = worker.pid
             warm_up(server.port, users, args.workers)
             warm_up_worker(server.port)
-            record, elapsed = drive(server.port, users, args.seconds, args.clients_per_user)
+            record = Record()
+            known = seed(server.port, users, record)
+            elapsed = drive(server.port, users, args.seconds, args.clients_per_user, record, known)
             report["load_after"] = [round(x, 2) for x in os.getloadavg()]
             if any(s.status >= 500 or s.status == 0 for s in record.samples):
                 report["server_log"] = server.log_tail()
