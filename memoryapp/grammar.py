@@ -956,17 +956,44 @@ def _relation_facts(subject: Token, verb: Token) -> list[str]:
         if o.pos_ == "PROPN"
     ]
     name = (names or named or [None])[0]
-    ages = [
-        c
-        for c in verb.children
-        if c.pos_ == "NUM" and c.dep_ in {"dobj", "attr", "acomp", "npadvmod"} and verb.lemma_.lower() in {"be", "turn"}
-    ]
+    age = None if _hypothetical(verb) or _question_clause(verb, verb.sent) else _age(verb)
+    if age is not None and _negated(verb):
+        # "My daughter is not ten, she is eleven": the age is the one the next clause gives.
+        age = next(
+            (_age(v) for v in verb.sent if v.i > verb.i and _pronoun_subject(v) and not _negated(v) and _age(v)), None
+        )
     label = " ".join(t.text for t in name.subtree if t.pos_ == "PROPN") if name is not None else ""
-    if ages and label:
-        return [f"The user's {relation} {label} is {ages[0].text}."]
+    if age and label:
+        return [f"The user's {relation} {label} is {age} years old."]
     if label:
         return [f"The user's {relation} is named {label}."]
+    if age:
+        return [f"The user's {relation} is {age} years old."]
     return []
+
+
+def _age(verb: Token) -> str | None:
+    """The age a clause gives its subject: "is 4", "turned 12", "is ten years old"."""
+    if verb.lemma_.lower() not in {"be", "turn"}:
+        return None
+    for c in verb.children:
+        if c.pos_ == "NUM" and c.dep_ in {"dobj", "attr", "acomp", "npadvmod"}:
+            return c.text
+        if c.dep_ == "acomp" and c.lower_ == "old":
+            # "ten years old": old <- years <- ten
+            units = [u for u in c.children if u.dep_ == "npadvmod" and u.lemma_.lower() == "year"]
+            numbers = [n for u in units for n in u.children if n.pos_ == "NUM" and n.dep_ == "nummod"]
+            if numbers:
+                return numbers[0].text
+    return None
+
+
+def _negated(verb: Token) -> bool:
+    return any(c.dep_ == "neg" for c in verb.children)
+
+
+def _pronoun_subject(verb: Token) -> bool:
+    return any(c.dep_ == "nsubj" and c.lower_ in {"he", "she", "they"} for c in verb.children)
 
 
 def _possessed(subject: Token, verb: Token, sent: Span) -> str | None:
@@ -1245,7 +1272,10 @@ def extract(doc: Doc, *, limit: int = 2, said: date | None = None) -> list[str]:
                     if named:
                         add(f"The user's name is {' '.join(t.text for t in named[0].subtree)}.")
                 else:
-                    add(_possessed(subject, verb, sent))
+                    # A pet's age or name says it alone ("Our dog is 9 years old and getting stiff").
+                    kept = _relation_facts(subject, verb) if subject.lemma_.lower() in PETS else []
+                    for fact in kept or [_possessed(subject, verb, sent)]:
+                        add(fact)
             if len(facts) >= limit:
                 return facts[:limit]
         if len(facts) == before:

@@ -23,7 +23,7 @@ class Memory(models.Model):
     embedding_model = models.CharField(max_length=100)
     content_hash = models.CharField(max_length=64)
     # A single-valued kind of fact ("home", "name", ...): a newer fact in the slot retires this one.
-    slot = models.CharField(max_length=16, blank=True, default="", db_default="")
+    slot = models.CharField(max_length=64, blank=True, default="", db_default="")
     source_conversation = models.ForeignKey(
         "chat.Conversation", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )

@@ -1,6 +1,7 @@
 """Facts that hold one value at a time.
 
-A user has one name, one home city, one timezone, one age and one birthday at a time. When a
+A user has one name, one home city, one timezone, one age and one birthday at a time, and each
+relation of theirs one age ("The user's daughter is eleven." after "... is ten."). When a
 new fact fills one of these slots, the older live fact in the same slot is retired (soft
 deleted, recorded as superseded), so "Actually I moved to Porto" does not leave "The user
 lives in Lisbon." to be recalled beside it. Other facts accumulate: a user can like many
@@ -10,6 +11,8 @@ things. The patterns read the third-person sentences that both extractors write.
 from __future__ import annotations
 
 import re
+
+from memoryapp.grammar import FAMILY
 
 _SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("name", re.compile(r"^the user(?:'s|’s)? (?:name is|full name is|goes by|is called)\b", re.I)),
@@ -33,9 +36,28 @@ _SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 
 
+_NUMBER_WORD = (
+    r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen"
+    r"|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"
+)
+# "The user's daughter is eleven.", "The user's son Zaid is 10.", "The user's dog is 3 years old."
+_RELATION_AGE = re.compile(
+    r"^the user(?:'s|’s) ((?-i:(?:[a-z-]+ )?[a-z-]+))((?: (?-i:[A-Z])[\w'-]*)*) "
+    rf"is (?:\d{{1,3}}|(?:{_NUMBER_WORD})(?:-\w+)?)(?: years? old)?\.?$",
+    re.I,
+)
+SLOT_MAX = 64
+
+
 def slot_of(fact: str) -> str:
-    """The single-valued slot a fact fills, or "" when facts of its kind can coexist."""
+    """The single-valued slot a fact fills, or "" when facts of its kind can coexist. A
+    relation's age is a slot of that relation, by its name when the fact gives one: "age of
+    daughter", "age of son Zaid"."""
+    text = fact.strip()
     for slot, pattern in _SLOTS:
-        if pattern.search(fact.strip()):
+        if pattern.search(text):
             return slot
+    match = _RELATION_AGE.match(text)
+    if match and match.group(1).split()[-1].lower() in FAMILY:
+        return f"age of {match.group(1).lower()}{match.group(2)}"[:SLOT_MAX]
     return ""

@@ -106,7 +106,7 @@ def test_a_fact_not_about_the_user_is_rejected_whatever_its_similarity(turn, fac
     ("turn", "fact"),
     [
         ("I live in Lisbon with my wife.", "The user lives in Lisbon."),
-        ("My son Mateo just turned seven.", "The user's son Mateo is seven."),
+        ("My son Mateo just turned seven.", "The user's son Mateo is seven years old."),
         ("My wife is called Sara.", "The user's wife is named Sara."),
         ("My husband is Tomás, we met in 2015.", "The user's husband is Tomás."),
         ("Our twins were born in 2021.", "The user's twins were born in 2021."),

@@ -14,7 +14,7 @@ from memoryapp.extraction import extract_facts
         ("I'm training for the Boston marathon in April.", ["The user is training for the Boston marathon in April."]),
         ("I drive a 2019 Subaru Outback.", ["The user drives a 2019 Subaru Outback."]),
         ("I'm left-handed", ["The user is left-handed."]),
-        ("My son Mateo just turned seven.", ["The user's son Mateo is seven."]),
+        ("My son Mateo just turned seven.", ["The user's son Mateo is seven years old."]),
         ("I use Neovim and write mostly Rust.", ["The user uses Neovim.", "The user writes mostly Rust."]),
         ("I moved from Berlin to Lisbon last spring.", ["The user lives in Lisbon."]),
         ("Correction: I'm based in Singapore now, not Shanghai.", ["The user is based in Singapore."]),
@@ -54,7 +54,7 @@ from memoryapp.extraction import extract_facts
             ["The user owns a 2014 Brompton folding bike."],
         ),
         ("I don't drink alcohol, so please skip the wine pairings.", ["The user does not drink alcohol."]),
-        ("My partner, Theo, is 34 and works in theatre lighting.", ["The user's partner Theo is 34."]),
+        ("My partner, Theo, is 34 and works in theatre lighting.", ["The user's partner Theo is 34 years old."]),
         # the name of the person spoken to is not part of the fact; a time set off the same way is
         ("Wow, Nate, I'm on fire!", ["The user is on fire."]),
         ("Yeah Maria, I'm hoping to get into local politics.", ["The user is hoping to get into local politics."]),
@@ -375,6 +375,29 @@ def test_a_sentence_that_leaves_out_its_i_is_read_with_it(turn, facts):
     ],
 )
 def test_what_a_feeling_says_the_user_has_or_is_is_kept_without_the_feeling(turn, facts):
+    assert extract_facts(turn) == facts
+
+
+@pytest.mark.parametrize(
+    ("turn", "facts"),
+    [
+        ("My son is 4 and obsessed with dinosaurs, any book ideas?", ["The user's son is 4 years old."]),
+        ("My daughter just turned 12.", ["The user's daughter is 12 years old."]),
+        ("My daughter is ten years old.", ["The user's daughter is ten years old."]),
+        ("Our dog is 9 years old and getting stiff in the mornings.", ["The user's dog is 9 years old."]),
+        ("My son Zaid is ten years old and loves football.", ["The user's son Zaid is ten years old."]),
+        ("Sorry, my son is 5, not 4.", ["The user's son is 5 years old."]),
+        (
+            "No, my daughter is not ten years old, she is eleven years old.",
+            ["The user's daughter is eleven years old."],
+        ),
+        ("My son is not 4 yet.", []),
+        ("My son is 4 minutes late.", []),
+        ("Is my son 4?", []),
+        ("If my daughter were 18 she could vote, right?", []),
+    ],
+)
+def test_the_age_of_a_relation_or_pet_is_kept(turn, facts):
     assert extract_facts(turn) == facts
 
 

@@ -29,6 +29,14 @@ def live_texts(user):
         ("The user is 19 years old.", "age"),
         ("The user likes jazz.", ""),
         ("The user lives with two cats.", ""),
+        ("The user's daughter is eleven.", "age of daughter"),
+        ("The user's daughter is ten years old.", "age of daughter"),
+        ("The user's younger daughter is 5.", "age of younger daughter"),
+        ("The user's son Zaid is 10.", "age of son Zaid"),
+        ("The user's dog is 9.", "age of dog"),
+        ("The user's daughter is a nurse.", ""),
+        ("The user's favourite number is 7.", ""),
+        ("The user's boss is 50.", ""),
     ],
 )
 def test_slot_of(fact, slot):
@@ -58,6 +66,18 @@ def test_a_move_retires_a_shared_home_and_leaves_whom_the_user_lives_with(alice)
     assert remember(alice, user_turn(alice, "I live in Lyon with my partner.")) == 2
     remember(alice, user_turn(alice, "We moved to Paris last month."))
     assert live_texts(alice) == ["The user lives in Paris.", "The user lives with their partner."]
+
+
+def test_a_corrected_age_retires_the_old_one_and_leaves_other_relations(alice):
+    remember(alice, user_turn(alice, "My son is 4 and obsessed with dinosaurs."))
+    remember(alice, user_turn(alice, "My daughter just turned 12."))
+    four = Memory.objects.get(user=alice, text="The user's son is 4 years old.")
+
+    remember(alice, user_turn(alice, "Sorry, my son is 5, not 4."))
+
+    assert live_texts(alice) == ["The user's daughter is 12 years old.", "The user's son is 5 years old."]
+    event = MemoryEvent.objects.get(memory=four)
+    assert (event.action, event.new_text) == ("superseded", "The user's son is 5 years old.")
 
 
 def test_restating_the_current_fact_retires_nothing(alice):
