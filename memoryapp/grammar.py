@@ -959,9 +959,8 @@ def _relation_facts(subject: Token, verb: Token) -> list[str]:
     age = None if _hypothetical(verb) or _question_clause(verb, verb.sent) else _age(verb)
     if age is not None and _negated(verb):
         # "My daughter is not ten, she is eleven": the age is the one the next clause gives.
-        age = next(
-            (_age(v) for v in verb.sent if v.i > verb.i and _pronoun_subject(v) and not _negated(v) and _age(v)), None
-        )
+        later = (v for v in verb.sent if v.i > verb.i and _pronoun_subject(v) and not _negated(v))
+        age = next((given for v in later if (given := _age(v))), None)
     label = " ".join(t.text for t in name.subtree if t.pos_ == "PROPN") if name is not None else ""
     if age and label:
         return [f"The user's {relation} {label} is {age} years old."]
