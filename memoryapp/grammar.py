@@ -483,7 +483,7 @@ def is_forget_request(doc: Doc) -> bool:
     """ "Forget that I live in Porto", "please don't remember this": the user asks for less memory."""
     for sent in doc.sents:
         root = sent.root
-        negated = any(c.dep_ == "neg" for c in root.children)
+        negated = _negated(root)
         if root.lemma_.lower() in _FORGET_VERBS and _is_imperative(root) and not negated:
             return True
         if root.lemma_.lower() in _KEEP_VERBS and negated and _is_imperative(root):
@@ -1021,7 +1021,7 @@ def _instruction(verb: Token, sent: Span) -> str | None:
     if verb.lemma_.lower() == "call" and any(c.lower_ == "me" for c in verb.children):
         names = [c for c in verb.children if c.dep_ in {"oprd", "dobj", "attr"} and c.pos_ == "PROPN"]
         return f"The user's name is {' '.join(t.text for t in names[0].subtree)}." if names else None
-    negated = any(c.dep_ == "neg" for c in verb.children)
+    negated = _negated(verb)
     clause = " ".join(t.text for t in _clause_tokens(verb, set()))
     if not (_STANDING.search(clause) or negated or verb.lemma_.lower() == "stop"):
         return None

@@ -25,7 +25,7 @@ from memoryapp.embeddings import get_embedder, get_multilingual_embedder
 from memoryapp.extraction import clean_fact, declined, english_reading, extract_facts
 from memoryapp.hashing import content_hash
 from memoryapp.models import Memory, MemoryEvent, MemoryEvidence, MemoryRecall
-from memoryapp.slots import slot_of
+from memoryapp.slots import NUMBER_WORDS, slot_of
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser
@@ -472,7 +472,7 @@ _REFRESH = f"""
     WHERE id = %s AND user_id = %s
 """
 
-_NUMBER = re.compile(r"\d+|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty)\b", re.I)
+_NUMBER = re.compile(rf"\d+|\b(?:{NUMBER_WORDS})\b", re.I)
 _NEGATION = re.compile(r"\b(?:not|no|never|dislikes?|hates?|doesn't|does not|can't|cannot|won't)\b", re.I)
 
 

@@ -36,14 +36,15 @@ _SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 
 
-_NUMBER_WORD = (
+# Numbers written as words, for facts that differ by a number ("eleven" / "thirteen").
+NUMBER_WORDS = (
     r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen"
     r"|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"
 )
 # "The user's daughter is eleven.", "The user's son Zaid is 10.", "The user's dog is 3 years old."
 _RELATION_AGE = re.compile(
     r"^the user(?:'s|’s) ((?-i:(?:[a-z-]+ )?[a-z-]+))((?: (?-i:[A-Z])[\w'-]*)*) "
-    rf"is (?:\d{{1,3}}|(?:{_NUMBER_WORD})(?:-\w+)?)(?: years? old)?\.?$",
+    rf"is (?:\d{{1,3}}|(?:{NUMBER_WORDS})(?:-\w+)?)(?: years? old)?\.?$",
     re.I,
 )
 SLOT_MAX = 64
