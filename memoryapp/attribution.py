@@ -324,8 +324,10 @@ def _name_of_the_listener(fact: str, turn: str) -> str | None:
         if name in {"The", "User"} or re.search(rf"\b(?:{SELF_NAMING}|it's|it’s)\s+{re.escape(name)}\b", turn, re.I):
             continue
         named = re.search(rf"\bthe user's ([\w' -]+?) is named {re.escape(name)}\b", fact, re.I)
-        if named and re.search(rf"\b{re.escape(name)}\s*,\s*(?:my|our)\s+{re.escape(named.group(1))}\b", turn, re.I):
-            continue  # "Oscar, my guinea pig." names the pet, not the listener
+        if named and re.search(
+            rf"\b{re.escape(name)}\s*,\s*(?:my|our)\s+(?:[\w-]+\s+){{0,2}}{re.escape(named.group(1))}\b", turn, re.I
+        ):
+            continue  # "Oscar, my guinea pig.", "Pepper, my old beagle, ..." name the pet, not the listener
         spoken_to = re.search(
             rf"(?:^|[.!?]\s+|\b{_GREETING}\W+){re.escape(name)}\s*[,!?]|,\s*{re.escape(name)}\s*(?:[!?.,]|$)",
             turn,

@@ -210,6 +210,11 @@ KIN = frozenset(
     "baby brother sister sibling mother mom mum father dad parent grandmother grandfather grandma grandpa "
     "grandson granddaughter cousin aunt uncle niece nephew twin stepson stepdaughter".split()
 )
+# Numbers written as words, for facts that differ by a number ("eleven" / "thirteen").
+NUMBER_WORDS = (
+    r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen"
+    r"|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"
+)
 PETS = frozenset("dog cat pet puppy kitten parrot rabbit horse".split())
 FAMILY = KIN | PETS
 # Anyone the user relates to: a clause about them is theirs, not the user's (memoryapp.attribution).
@@ -1126,7 +1131,9 @@ def _no_thanks(sent: Span) -> str | None:
 
 # Pets a name is given to beside the ones a clause is about (PETS): "Oscar, my guinea pig".
 _NAMED_PETS = PETS | frozenset(
-    "pig hamster bird budgie fish turtle tortoise snake lizard gecko ferret retriever terrier".split()
+    "pig hamster bird budgie fish turtle tortoise snake lizard gecko ferret retriever terrier beagle greyhound "
+    "labrador lab poodle spaniel collie shepherd husky dachshund pug bulldog boxer corgi whippet lurcher "
+    "chihuahua schnauzer doodle labradoodle cockapoo rottweiler tabby moggy".split()
 )
 
 
@@ -1137,7 +1144,9 @@ def _named_relation(sent: Span) -> str | None:
     """A relation or pet named in passing, with no clause of its own about it: "Oscar, my guinea
     pig.", "Here's a pic of Oliver, my cat.", "My dog Max loves the beach."."""
     for token in sent:
-        if token.pos_ != "PROPN":
+        # A name the tagger took for a word ("Bramble, my lurcher, ..." tagged ADJ) still names
+        # when "my <pet>" stands beside it.
+        if token.pos_ != "PROPN" and not (token.is_title and token.pos_ in {"ADJ", "NOUN"}):
             continue
         for kind in token.children:
             if kind.dep_ not in {"appos", "compound"} or kind.lemma_.lower() not in KIN | _NAMED_PETS:
@@ -1148,10 +1157,85 @@ def _named_relation(sent: Span) -> str | None:
             name = " ".join(
                 t.text
                 for t in token.subtree
-                if t.pos_ == "PROPN" and t.i <= token.i and t.lower_ not in _GREETING_WORDS
+                if (t.pos_ == "PROPN" or t == token) and t.i <= token.i and t.lower_ not in _GREETING_WORDS
             )
             return f"The user's {what} is named {name}."
     return None
+
+
+# "my 4 year old", "our six-year-old daughter", "my 18-month-old": a child or relation the user
+# names by its age.
+_AGED = re.compile(
+    rf"\b(?P<poss>my|our)\s+(?P<n>\d{{1,2}}|(?:{NUMBER_WORDS})(?:-(?:one|two|three|four|five|six|seven|eight|nine))?)"
+    r"[\s-]*(?P<unit>year|yr|month|week)s?[\s-]*olds?\b(?:\s+(?P<what>[a-z]+))?",
+    re.I,
+)
+_ADULT_AGE = 18
+_ADULT_NUMBER_WORDS = frozenset("eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety".split())
+_NOT_A_CHILD = frozenset("self selves me".split())
+
+
+def _aged_relations(sent: Span) -> list[str]:
+    """The user's children or relations named by their age in passing: "What games can my
+    six-year-old play?" -> "The user has a six-year-old child.", "My 4 year old son loves
+    trains" -> "The user has a 4-year-old son." (not "The user's son is 4": a second son would
+    take his place). Not "my 10 year old laptop", where the age only qualifies a thing, and
+    not an adult with no word for who they are ("my 80 year old" may be anyone)."""
+    facts, children = [], []
+    for match in _AGED.finditer(sent.text):
+        number, unit = match["n"].lower(), match["unit"].lower().replace("yr", "year")
+        what = (match["what"] or "").lower()
+        relation = what.rstrip("s") if what.rstrip("s") in FAMILY | _NAMED_PETS - {"pet"} else None
+        if what in {"twins", "twin"}:
+            relation = "twins"
+        if relation is None:
+            if what in _NOT_A_CHILD or (unit == "year" and number.isdigit() and int(number) >= _ADULT_AGE):
+                continue
+            if number.split("-")[0] in _ADULT_NUMBER_WORDS and unit == "year":
+                continue
+            if not _stands_as_person(sent, match):
+                continue
+            if unit == "year":
+                children.append(number)
+                continue
+            relation = "child"
+        if relation == "twins":
+            facts.append(f"The user has {number}-{unit}-old twins.")
+        else:
+            facts.append(f"The user has {_article(number)} {number}-{unit}-old {relation}.")
+    if len(children) == 1:
+        facts.insert(0, f"The user has {_article(children[0])} {children[0]}-year-old child.")
+    elif children:  # "my 3 year old and my 6 year old": one fact, as the user said it
+        ages = f"{', '.join(children[:-1])} and {children[-1]}"
+        facts.insert(0, f"The user has children aged {ages}.")
+    return facts
+
+
+def _article(number: str) -> str:
+    return "an" if number[0] in "8e" or number in {"11", "18"} else "a"  # "an 8-", "an eleven-"
+
+
+def aged_relations(text: str) -> list[str]:
+    """The facts `_aged_relations` reads off an English turn: they are the turn's own words
+    reordered ("my six-year-old" -> "The user has a six-year-old child."), so the write gate
+    takes them as supported however little the rest of the turn is about the child."""
+    if not _AGED.search(text):
+        return []
+    return [fact for sent in analyse(text).sents for fact in _aged_relations(sent)]
+
+
+def _stands_as_person(sent: Span, match: re.Match) -> bool:
+    """Whether "my 4 year old" is a person in its sentence, not an age that qualifies a noun
+    ("my 10 year old laptop"): the phrase read as "my child" is a noun of its own, not a
+    modifier. The parser is unsure of the words after "year old" ("refuses", "play" tagged as
+    nouns), so the sentence is parsed again with "child" in its place."""
+    start, end = match.start(), match.end("unit")
+    rest = sent.text[end:]
+    rest = rest[re.match(r"s?[\s-]*olds?", rest).end() :]
+    text = f"{sent.text[:start]}{match['poss']} child{rest}"
+    doc = parser()(text)
+    child = next((t for t in doc if t.idx == start + len(match["poss"]) + 1), None)
+    return child is not None and child.dep_ not in {"compound", "amod", "nmod"}
 
 
 def _owned_product(sent: Span) -> str | None:
@@ -1277,6 +1361,9 @@ def extract(doc: Doc, *, limit: int = 2, said: date | None = None) -> list[str]:
                         add(fact)
             if len(facts) >= limit:
                 return facts[:limit]
+        if len(facts) == before:
+            for fact in _aged_relations(sent):
+                add(fact)
         if len(facts) == before:
             add(_no_thanks(sent) or _owned_product(sent) or _named_relation(sent))
     return facts[:limit]

@@ -25,7 +25,7 @@ from memoryapp.embeddings import get_embedder, get_multilingual_embedder
 from memoryapp.extraction import clean_fact, declined, english_reading, extract_facts
 from memoryapp.hashing import content_hash
 from memoryapp.models import Memory, MemoryEvent, MemoryEvidence, MemoryRecall
-from memoryapp.slots import NUMBER_WORDS, slot_of
+from memoryapp.slots import slot_of
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser
@@ -175,6 +175,7 @@ def gate_facts(
     problems = grammar.fact_problems(facts, content)
     across = _across_languages(content, facts, [part.text for part in parts[:own]])
     turn_refused = _turn_refusal(content)
+    literal = set(grammar.aged_relations(content)) if across is None else set()
     for i, (text, vector, problem) in enumerate(zip(facts, fact_vectors, problems, strict=True)):
         refused = (
             turn_refused
@@ -201,7 +202,7 @@ def gate_facts(
             similarity = max(float(across.by_turn[i]), read_best)
             passed = float(across.by_turn[i]) >= across.gate or read_best >= gate
         else:
-            passed = similarity >= gate
+            passed = similarity >= gate or text in literal
         if not passed:
             rejected.append(GatedFact(text, similarity, vector, "too far from the turn"))
             continue
@@ -472,7 +473,7 @@ _REFRESH = f"""
     WHERE id = %s AND user_id = %s
 """
 
-_NUMBER = re.compile(rf"\d+|\b(?:{NUMBER_WORDS})\b", re.I)
+_NUMBER = re.compile(rf"\d+|\b(?:{grammar.NUMBER_WORDS})\b", re.I)
 _NEGATION = re.compile(r"\b(?:not|no|never|dislikes?|hates?|doesn't|does not|can't|cannot|won't)\b", re.I)
 
 

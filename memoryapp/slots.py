@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from memoryapp.grammar import FAMILY
+from memoryapp.grammar import FAMILY, NUMBER_WORDS
 
 _SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("name", re.compile(r"^the user(?:'s|’s)? (?:name is|full name is|goes by|is called)\b", re.I)),
@@ -36,11 +36,6 @@ _SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 
 
-# Numbers written as words, for facts that differ by a number ("eleven" / "thirteen").
-NUMBER_WORDS = (
-    r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen"
-    r"|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"
-)
 # "The user's daughter is eleven.", "The user's son Zaid is 10.", "The user's dog is 3 years old."
 _RELATION_AGE = re.compile(
     r"^the user(?:'s|’s) ((?-i:(?:[a-z-]+ )?[a-z-]+))((?: (?-i:[A-Z])[\w'-]*)*) "

@@ -408,10 +408,35 @@ def test_the_age_of_a_relation_or_pet_is_kept(turn, facts):
         ("Meet Luna, my cat!", ["The user's cat is named Luna."]),
         ("That's Bella, my daughter, at her graduation.", ["The user's daughter is named Bella."]),
         ("My dog Max loves the beach.", ["The user's dog is named Max."]),
+        ("Pepper, my old beagle, chewed through the sofa last night.", ["The user's beagle is named Pepper."]),
         ("Sarah, my boss, is annoying.", []),  # a boss is someone the user knows, not theirs to name
     ],
 )
 def test_a_relation_or_pet_named_in_passing_is_kept_by_name(turn, facts):
+    assert extract_facts(turn) == facts
+
+
+@pytest.mark.parametrize(
+    ("turn", "facts"),
+    [
+        ("What games can my six-year-old play on a rainy day?", ["The user has a six-year-old child."]),
+        ("Is it normal for our 2-year-old to wake up at 5am?", ["The user has a 2-year-old child."]),
+        ("My 8 yr old wants a phone.", ["The user has an 8-year-old child."]),
+        (
+            "My 3 year old, my 6 year old and my 8 year old all hate broccoli.",
+            ["The user has children aged 3, 6 and 8."],
+        ),
+        ("My 4 year old son loves trains, any museum tips?", ["The user has a 4-year-old son."]),
+        ("Our 7-month-old daughter finally sleeps through the night!", ["The user has a 7-month-old daughter."]),
+        ("Our 18-month-old twins never sleep.", ["The user has 18-month-old twins."]),
+        # the age of a thing, an adult who may be anyone, someone else's child
+        ("Is it worth repairing my 10 year old laptop?", []),
+        ("My 80 year old keeps calling.", []),
+        ("In my 30 year old self's opinion, it's fine.", []),
+        ("My sister's 4 year old will not stop biting.", []),
+    ],
+)
+def test_a_child_named_by_their_age_is_kept(turn, facts):
     assert extract_facts(turn) == facts
 
 

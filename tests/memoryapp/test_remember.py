@@ -7,10 +7,11 @@ from django.db import connection
 from chat.models import Turn
 from chat.services import turn_append
 from core.llm import ModelUnavailable
+from memoryapp import thresholds
 from memoryapp.extraction import EXTRACT_EXAMPLES, EXTRACT_MAX_TOKENS, ExtractionUnusable
 from memoryapp.hashing import content_hash
 from memoryapp.models import Memory, MemoryEvidence
-from memoryapp.services import memory_soft_delete, remember
+from memoryapp.services import gate_facts, memory_soft_delete, remember
 from tests.factories import user_turn
 
 pytestmark = pytest.mark.django_db
@@ -105,6 +106,19 @@ def test_gate_keeps_the_true_fact_and_drops_the_invented_one(alice, fake_llm):
     fake_llm.facts("Priya prefers UTC.", "The user's name is Dr. Alvarez.")
     assert remember(alice, user_turn(alice, PRIYA)) == 1
     assert list(live(alice).values_list("text", flat=True)) == ["Priya prefers UTC."]
+
+
+def test_a_child_named_by_age_passes_the_gate_on_the_turns_own_words_alone():
+    # The turn is about a rainy day, so the fact scores low against it; its words say it.
+    turn = "What games can my six-year-old play on a rainy day?"
+    _, kept, rejected = gate_facts(turn, ["The user has a six-year-old child."])
+    assert [fact.text for fact in kept] == ["The user has a six-year-old child."]
+    assert kept[0].similarity < thresholds.write_gate("use-multilingual-v3")
+    # The same words about a thing, or someone else's child, support no child of the user's.
+    for turn in ("My 12 year old phone still works fine, why would I upgrade?", "My sister's 4 year old bites."):
+        number = re.search(r"\d+", turn).group()
+        _, kept, rejected = gate_facts(turn, [f"The user has a {number}-year-old child."])
+        assert (kept, len(rejected)) == ([], 1)
 
 
 def test_extraction_request_carries_the_turn_and_the_instructions(alice, fake_llm):

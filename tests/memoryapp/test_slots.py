@@ -80,6 +80,14 @@ def test_a_corrected_age_retires_the_old_one_and_leaves_other_relations(alice):
     assert (event.action, event.new_text) == ("superseded", "The user's son is 5 years old.")
 
 
+def test_children_named_by_age_are_kept_side_by_side(alice):
+    # No slot: two children of one kind are two facts, not a correction of one by the other.
+    remember(alice, user_turn(alice, "My 4 year old son loves trains, any museum tips?"))
+    remember(alice, user_turn(alice, "What games can my 9 year old son play on a rainy day?"))
+    assert live_texts(alice) == ["The user has a 4-year-old son.", "The user has a 9-year-old son."]
+    assert not MemoryEvent.objects.exists()
+
+
 def test_restating_the_current_fact_retires_nothing(alice):
     remember(alice, user_turn(alice, "I live in Lisbon."))
     remember(alice, user_turn(alice, "Yes, I live in Lisbon."))
