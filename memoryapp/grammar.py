@@ -241,6 +241,7 @@ _TIME_NOUNS = frozenset(
     "season semester term quarter decade".split()
 )
 _NEEDS_OBJECT = frozenset("allergic intolerant afraid fond aware capable used sensitive".split())
+_NEEDS_OBJECT_NOUNS = frozenset("allergy intolerance phobia fear sensitivity".split())
 # "I'm still unpacking boxes": an activity of the moment, not an ongoing one.
 _MOMENT = re.compile(r"\b(?:still|right now|at the moment|today|tonight|this morning|this afternoon)\b", re.I)
 _TIMEZONE = re.compile(r"(?:UTC|GMT)(?:[+-]\d{1,2}(?::?\d{2})?)?|[A-Z]{2,4}T|[A-Z][a-z]+/[A-Z][A-Za-z_]+")
@@ -868,6 +869,11 @@ def _user_clause(verb: Token, subject: Token, sent: Span, said: date | None = No
         return None
     if lemma == "have" and any(c.dep_ == "xcomp" for c in verb.children):
         return None  # "I have to juggle a lot": an obligation of the moment
+    if lemma == "have" and any(
+        c.dep_ == "dobj" and c.lemma_.lower() in _NEEDS_OBJECT_NOUNS and not any(g.dep_ == "prep" for g in c.children)
+        for c in verb.children
+    ):
+        return None  # "I have an allergy" says nothing until it says to what
     if lemma == "be":
         complements = [c for c in verb.children if c.dep_ in {"acomp", "attr", "prep", "oprd"}]
         if not complements or any(c.dep_ == "acomp" and c.lemma_.lower() in _CONVINCED for c in complements):
@@ -1311,7 +1317,10 @@ def extract(doc: Doc, *, limit: int = 2, said: date | None = None) -> list[str]:
                 continue
             subjects = [c for c in verb.children if c.dep_ in {"nsubj", "nsubjpass"}]
             pleaded = any(c.lower_ in {"please", "pls"} for c in verb.children)
-            if not subjects and verb.dep_ == "conj" and not pleaded:  # "..., so please skip ..." asks
+            existential = any(c.dep_ == "expl" for c in verb.children)  # "..., so there is no cheese"
+            if (
+                not subjects and verb.dep_ == "conj" and not pleaded and not existential
+            ):  # "..., so please skip ..." asks
                 subjects = [c for c in verb.head.children if c.dep_ in {"nsubj", "nsubjpass"}]
             if not subjects and verb.dep_ == "advcl" and verb.tag_ == "VBG" and not _situation(verb, sent):
                 # "I'm a photographer, mostly shooting on a Nikon Z6": the user does the shooting.
@@ -2064,6 +2073,30 @@ def says_more(fact: str, turn: str) -> str | None:
         found = list(re.finditer(rf"\b{re.escape(degree)}(?!\w)", turn, re.I))
         if found and all(_TOWARDS.search(turn[: m.start()]) for m in found):
             return f"the turn says the user is still working towards the {degree}"
+    return None
+
+
+_CAPITALISED = re.compile(r"\b[A-Z][\w'’.-]*")
+_NOT_NAMES = frozenset(["the", "user", "i", *timewords.MONTHS, *timewords.WEEKDAYS])
+
+
+def unsaid_name(fact: str, turn: str) -> str | None:
+    """Why the fact names what its English turn never writes, or None: "The user is the head of
+    dentistry at the University of Jordan." from "I am a dentist in Amman.", "The user's name
+    is Dr. Alvarez." from "Call me Priya". A name is where an extractor's embellishment shows;
+    a word of the turn that starts the same way counts ("Italian" for "Italy"), a month or
+    weekday does not count (a relative date is stored as one), and a short name ("AI", "UK")
+    must be written whole. The cost is a name the world
+    adds to the turn's: "a 1972 Beetle" -> "a 1972 Volkswagen Beetle" is turned down."""
+    if not looks_english(analyse(turn)):
+        return None
+    written = [re.sub(r"['’]s$", "", word).casefold() for word in re.findall(r"[\w'’-]+", turn)]
+    for word in _CAPITALISED.findall(fact)[1:]:
+        name = re.sub(r"['’]s$", "", word).rstrip(".").casefold()
+        if name in _NOT_NAMES or not name:
+            continue
+        if not (name in written if len(name) < 4 else any(w.startswith(name[:4]) for w in written)):
+            return f"the fact names {word.rstrip('.')!r}, which the turn does not"
     return None
 
 

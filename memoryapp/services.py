@@ -144,7 +144,8 @@ def gate_facts(
     3. it does not restate the turn's question, nor state a value the turn says is not or no
        longer the user's ("moved from Berlin", "a Model Y, not a Model 3"), nor claim more than
        the turn ("learning flamenco guitar" -> "a professional guitarist"), nor turn a
-       comparison round ("he's older than me" -> "The user is older than Gus."); and the
+       comparison round ("he's older than me" -> "The user is older than Gus."), nor name what
+       the English turn never writes ("... at the University of Jordan."); and the
        turn's own clause closest to it, in another language, says neither "no longer" nor
        "before that" ("Ya no trabajo en el banco" -> "The user works at a bank.").
     """
@@ -224,6 +225,7 @@ def gate_facts(
             or grammar.no_longer_abroad(text, nearest.text)
             or grammar.stale_value(text, told)
             or grammar.says_more(text, told)
+            or grammar.unsaid_name(text, told)
             or grammar.reversed_comparison(text, told)
         )
         (rejected if reason else kept).append(GatedFact(text, similarity, vector, reason or ""))

@@ -364,7 +364,7 @@ def test_a_value_the_turn_says_is_not_or_no_longer_the_users_is_rejected(turn, f
     ("turn", "fact"),
     [
         ("I moved from Berlin to Lisbon in the spring.", "The user moved from Berlin to Lisbon."),
-        ("Actually, scratch that, it's a Model Y, not a Model 3.", "The user drives a Tesla Model Y."),
+        ("Actually, scratch that, it's a Model Y, not a Model 3.", "The user drives a Model Y."),
         ("I used to live in Glasgow, these days I'm in Dundee.", "The user used to live in Glasgow."),
         ("My daughter is 11, not 10.", "The user's daughter is 11."),
         ("I work at Google, not Meta.", "The user works at Google."),
@@ -395,6 +395,11 @@ def test_the_value_that_holds_and_a_fact_that_says_what_no_longer_holds_pass(tur
         ("We adopted a rescue greyhound in March.", "The user breeds greyhounds.", "says more than the turn"),
         ("I'm doing a part-time MBA at Warwick.", "The user has an MBA from Warwick.", "still working towards"),
         ("I'm studying for a law degree at Leeds.", "The user has a law degree from Leeds.", "still working towards"),
+        ("I'm an accountant in Leeds.", "The user is an accountant at Deloitte in Leeds.", "names 'Deloitte'"),
+        ("My name is Priya.", "The user's name is Priya Alvarez.", "names 'Alvarez'"),
+        ("I'm a nurse and I love it.", "The user is a nurse at the NHS.", "names 'NHS'"),
+        # the cost: a name the world adds to what the turn says
+        ("Actually, scratch that, it's a Model Y, not a Model 3.", "The user drives a Tesla Model Y.", "names 'Tesla'"),
         (
             "This query is slow:\n```sql\nSELECT * FROM orders WHERE total > 100;\n```\nHow do I speed it up?",
             "The user's orders query is slow.",
@@ -421,6 +426,8 @@ def test_a_fact_that_claims_more_than_its_turn_says_is_rejected(turn, fact, reas
         ("I speak fluent Spanish.", "The user is fluent in Spanish."),
         ("I have a law degree and I'm doing a PhD in history.", "The user has a law degree."),
         ("I finished my MBA at Warwick last year.", "The user has an MBA from Warwick."),
+        ("i live in lisbon and speak italian", "The user speaks Italian."),  # a name as the turn writes it
+        ("Jo's my wife.", "The user's wife is named Jo."),
         ("Morning! I'm vegetarian, what can I cook?", "The user is vegetarian."),
         (
             "Here's my function:\n```python\ndef add(a, b):\n    return a + b\n```\nI write Python at work.",

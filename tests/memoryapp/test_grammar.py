@@ -419,6 +419,20 @@ def test_a_relation_or_pet_named_in_passing_is_kept_by_name(turn, facts):
 @pytest.mark.parametrize(
     ("turn", "facts"),
     [
+        ("I have an allergy to nuts.", ["The user has an allergy to nuts."]),
+        ("I have an allergy to dry fruits.", []),  # "to dry" parsed as a verb: an allergy to nothing
+        ("I have a phobia of spiders.", ["The user has a phobia of spiders."]),
+        # "there is" has no subject to borrow from the clause before
+        ("As I said, I am vegan, so there is no cheese.", ["The user is vegan."]),
+    ],
+)
+def test_a_fact_says_what_an_allergy_is_to_and_never_borrows_a_subject_for_there_is(turn, facts):
+    assert extract_facts(turn) == facts
+
+
+@pytest.mark.parametrize(
+    ("turn", "facts"),
+    [
         ("What games can my six-year-old play on a rainy day?", ["The user has a six-year-old child."]),
         ("Is it normal for our 2-year-old to wake up at 5am?", ["The user has a 2-year-old child."]),
         ("My 8 yr old wants a phone.", ["The user has an 8-year-old child."]),
