@@ -1191,7 +1191,7 @@ def _aged_relations(sent: Span) -> list[str]:
     for match in _AGED.finditer(sent.text):
         number, unit = match["n"].lower(), match["unit"].lower().replace("yr", "year")
         what = (match["what"] or "").lower()
-        relation = what.rstrip("s") if what.rstrip("s") in FAMILY | _NAMED_PETS - {"pet"} else None
+        relation = what.rstrip("s") if what.rstrip("s") in FAMILY | _NAMED_PETS else None
         if what in {"twins", "twin"}:
             relation = "twins"
         if relation is None:
@@ -1317,10 +1317,9 @@ def extract(doc: Doc, *, limit: int = 2, said: date | None = None) -> list[str]:
                 continue
             subjects = [c for c in verb.children if c.dep_ in {"nsubj", "nsubjpass"}]
             pleaded = any(c.lower_ in {"please", "pls"} for c in verb.children)
-            existential = any(c.dep_ == "expl" for c in verb.children)  # "..., so there is no cheese"
-            if (
-                not subjects and verb.dep_ == "conj" and not pleaded and not existential
-            ):  # "..., so please skip ..." asks
+            # "..., so please skip ..." asks; "..., so there is no cheese" has a subject of its own
+            existential = any(c.dep_ == "expl" for c in verb.children)
+            if not subjects and verb.dep_ == "conj" and not pleaded and not existential:
                 subjects = [c for c in verb.head.children if c.dep_ in {"nsubj", "nsubjpass"}]
             if not subjects and verb.dep_ == "advcl" and verb.tag_ == "VBG" and not _situation(verb, sent):
                 # "I'm a photographer, mostly shooting on a Nikon Z6": the user does the shooting.
@@ -2086,8 +2085,8 @@ def unsaid_name(fact: str, turn: str) -> str | None:
     is Dr. Alvarez." from "Call me Priya". A name is where an extractor's embellishment shows;
     a word of the turn that starts the same way counts ("Italian" for "Italy"), a month or
     weekday does not count (a relative date is stored as one), and a short name ("AI", "UK")
-    must be written whole. The cost is a name the world
-    adds to the turn's: "a 1972 Beetle" -> "a 1972 Volkswagen Beetle" is turned down."""
+    must be written whole. The cost is a name the world adds to the turn's: "a 1972 Beetle" ->
+    "a 1972 Volkswagen Beetle" is turned down."""
     if not looks_english(analyse(turn)):
         return None
     written = [re.sub(r"['’]s$", "", word).casefold() for word in re.findall(r"[\w'’-]+", turn)]
