@@ -1179,6 +1179,7 @@ _AGED = re.compile(
 _ADULT_AGE = 18
 _ADULT_NUMBER_WORDS = frozenset("eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety".split())
 _NOT_A_CHILD = frozenset("self selves me".split())
+_CHILD_WORDS = {"boy": "son", "girl": "daughter", "lad": "son", "lass": "daughter"}  # "my 6 year old girl"
 
 
 def _aged_relations(sent: Span) -> list[str]:
@@ -1191,6 +1192,7 @@ def _aged_relations(sent: Span) -> list[str]:
     for match in _AGED.finditer(sent.text):
         number, unit = match["n"].lower(), match["unit"].lower().replace("yr", "year")
         what = (match["what"] or "").lower()
+        what = _CHILD_WORDS.get(what, what)
         relation = what.rstrip("s") if what.rstrip("s") in FAMILY | _NAMED_PETS else None
         if what in {"twins", "twin"}:
             relation = "twins"

@@ -441,6 +441,7 @@ def test_a_fact_says_what_an_allergy_is_to_and_never_borrows_a_subject_for_there
             ["The user has children aged 3, 6 and 8."],
         ),
         ("My 4 year old son loves trains, any museum tips?", ["The user has a 4-year-old son."]),
+        ("Is my 6 year old girl too young for a sleepover?", ["The user has a 6-year-old daughter."]),
         ("Our 7-month-old daughter finally sleeps through the night!", ["The user has a 7-month-old daughter."]),
         ("Our 18-month-old twins never sleep.", ["The user has 18-month-old twins."]),
         # the age of a thing, an adult who may be anyone, someone else's child
