@@ -20,6 +20,7 @@ from __future__ import annotations
 import functools
 import re
 import threading
+import unicodedata
 from datetime import date
 from typing import TYPE_CHECKING
 
@@ -1241,7 +1242,7 @@ def _stands_as_person(sent: Span, match: re.Match) -> bool:
     rest = sent.text[end:]
     rest = rest[re.match(r"s?[\s-]*olds?", rest).end() :]
     text = f"{sent.text[:start]}{match['poss']} child{rest}"
-    doc = parser()(text)
+    doc = parser()(text, disable=["ner"])
     child = next((t for t in doc if t.idx == start + len(match["poss"]) + 1), None)
     return child is not None and child.dep_ not in {"compound", "amod", "nmod"}
 
@@ -2091,14 +2092,20 @@ def unsaid_name(fact: str, turn: str) -> str | None:
     "a 1972 Volkswagen Beetle" is turned down."""
     if not looks_english(analyse(turn)):
         return None
-    written = [re.sub(r"['’]s$", "", word).casefold() for word in re.findall(r"[\w'’-]+", turn)]
+    written = [_bare(word) for word in re.findall(r"[\w'’-]+", turn)]
     for word in _CAPITALISED.findall(fact)[1:]:
-        name = re.sub(r"['’]s$", "", word).rstrip(".").casefold()
+        name = _bare(word.rstrip("."))
         if name in _NOT_NAMES or not name:
             continue
         if not (name in written if len(name) < 4 else any(w.startswith(name[:4]) for w in written)):
             return f"the fact names {word.rstrip('.')!r}, which the turn does not"
     return None
+
+
+def _bare(word: str) -> str:
+    """A word without its possessive, case or accents: "Málaga's" and "malaga" are one name."""
+    decomposed = unicodedata.normalize("NFKD", re.sub(r"['’]s$", "", word))
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch)).casefold()
 
 
 _COMPARED = re.compile(r"\bThe user is (?:(?:much|a bit|slightly|far) )?((?:more|less) \w+|\w+er) than\b", re.I)

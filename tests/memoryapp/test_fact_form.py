@@ -428,6 +428,7 @@ def test_a_fact_that_claims_more_than_its_turn_says_is_rejected(turn, fact, reas
         ("I finished my MBA at Warwick last year.", "The user has an MBA from Warwick."),
         ("i live in lisbon and speak italian", "The user speaks Italian."),  # a name as the turn writes it
         ("Jo's my wife.", "The user's wife is named Jo."),
+        ("I live in Malaga now.", "The user lives in Málaga."),
         ("Morning! I'm vegetarian, what can I cook?", "The user is vegetarian."),
         (
             "Here's my function:\n```python\ndef add(a, b):\n    return a + b\n```\nI write Python at work.",
