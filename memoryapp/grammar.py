@@ -1174,7 +1174,7 @@ def _named_relation(sent: Span) -> str | None:
 # names by its age.
 _AGED = re.compile(
     rf"\b(?P<poss>my|our)\s+(?P<n>\d{{1,2}}|(?:{NUMBER_WORDS})(?:-(?:one|two|three|four|five|six|seven|eight|nine))?)"
-    r"[\s-]*(?P<unit>year|yr|month|week)s?[\s-]*olds?\b(?:\s+(?P<what>[a-z]+))?",
+    r"[\s-]*(?P<unit>year|yr|month|week)s?[\s-]*(?P<old>olds?)\b(?:\s+(?P<what>[a-z]+))?",
     re.I,
 )
 _ADULT_AGE = 18
@@ -1193,8 +1193,8 @@ def _aged_relations(sent: Span) -> list[str]:
     for match in _AGED.finditer(sent.text):
         number, unit = match["n"].lower(), match["unit"].lower().replace("yr", "year")
         what = (match["what"] or "").lower()
-        what = _CHILD_WORDS.get(what, what)
-        relation = what.rstrip("s") if what.rstrip("s") in FAMILY | _NAMED_PETS else None
+        single = _CHILD_WORDS.get(what, what).rstrip("s")
+        relation = single if single in FAMILY | _NAMED_PETS else None
         if what in {"twins", "twin"}:
             relation = "twins"
         if relation is None:
@@ -1238,10 +1238,8 @@ def _stands_as_person(sent: Span, match: re.Match) -> bool:
     ("my 10 year old laptop"): the phrase read as "my child" is a noun of its own, not a
     modifier. The parser is unsure of the words after "year old" ("refuses", "play" tagged as
     nouns), so the sentence is parsed again with "child" in its place."""
-    start, end = match.start(), match.end("unit")
-    rest = sent.text[end:]
-    rest = rest[re.match(r"s?[\s-]*olds?", rest).end() :]
-    text = f"{sent.text[:start]}{match['poss']} child{rest}"
+    start = match.start()
+    text = f"{sent.text[:start]}{match['poss']} child{sent.text[match.end('old') :]}"
     doc = parser()(text, disable=["ner"])
     child = next((t for t in doc if t.idx == start + len(match["poss"]) + 1), None)
     return child is not None and child.dep_ not in {"compound", "amod", "nmod"}
