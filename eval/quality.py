@@ -21,9 +21,9 @@ from core.llm import ModelUnavailable
 from eval.suite import Suite, SuiteTurn, SuiteUser
 from memoryapp.embeddings import get_embedder
 from memoryapp.extraction import english_reading
-from memoryapp.grammar import NEEDED, NOT_NEEDED
+from memoryapp.grammar import NOT_NEEDED
 from memoryapp.models import Memory, MemoryEvidence
-from memoryapp.need import turn_need
+from memoryapp.need import first_at_lead, turn_need
 from memoryapp.selectors import recall, recall_for_turn
 from memoryapp.services import GatedFact, gate_facts, remember, store_facts
 from memoryapp.thresholds import lead_floor, recall_floor, write_gate
@@ -397,7 +397,8 @@ def _read_pass(suite_user: SuiteUser, user, own_turns: set[int], report: Report)
             report.probes_without_memories += 1
             if keys:
                 report.empty_probes_injected += 1
-                report.injected.append(f"{suite_user.name}: {probe.text!r} <- {recalled[0].memory.text!r}")
+                first = next(item for item in recalled if not item.standing)
+                report.injected.append(f"{suite_user.name}: {probe.text!r} <- {first.memory.text!r}")
         # The floor applies after the decision: a probe that needs no memory ranks nothing.
         embedder = get_embedder()
         need = turn_need(probe.text, embedder.embed([probe.text])[0], embedder.name)
@@ -406,7 +407,7 @@ def _read_pass(suite_user: SuiteUser, user, own_turns: set[int], report: Report)
             expect=probe.expect,
             similarities=[item.similarity for item in everything],
             keys=[suite_user.classify(item.memory.text) for item in everything],
-            needed=need == NEEDED,
+            needed=first_at_lead(probe.text, need),
         )
         report.ranked.append(ranked)
         report.probe_outcomes.append(

@@ -2234,6 +2234,32 @@ def about_others_only(doc: Doc) -> bool:
     return all(any(t.dep_ in subjects for t in sent) for sent in doc.sents)
 
 
+# "How do I clean a cast iron pan?": the turn asks for a method, and "I" is only the one who
+# would follow it. "How do I feel ..." asks about the user.
+_HOW_TO_AUX = frozenset({"do", "can", "could", "should"})
+
+
+def asks_how_to(text: str) -> bool:
+    """Is every first-person word of the turn the subject of a present "how do / can / should I
+    <verb>" ("How can we cook rice without a rice cooker?")? Such a turn needs the user's memory
+    only as far as a memory is close to it: its answer is a method, not a fact about the user.
+    A turn that also says "my" or "me" ("How should I taper for my marathon?") is not one."""
+    doc = analyse(text)
+    firsts = [t for t in doc if t.lower_ in _FIRST_PERSON]
+    return bool(firsts) and all(_how_to_subject(t) for t in firsts)
+
+
+def _how_to_subject(token: Token) -> bool:
+    verb = token.head
+    return (
+        token.dep_ == "nsubj"
+        and verb.tag_ == "VB"
+        and verb.lemma_.lower() != "feel"
+        and any(c.lower_ == "how" for c in verb.children)
+        and any(c.dep_ == "aux" and c.lower_ in _HOW_TO_AUX for c in verb.children)
+    )
+
+
 def memory_need(text: str) -> str:
     """Whether a turn needs the user's memory: NEEDED, NOT_NEEDED, or UNDECIDED for a turn that
     is not English (memoryapp.need.turn_need then decides from the turn's embedding).

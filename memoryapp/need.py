@@ -56,3 +56,11 @@ def turn_need(text: str, vector: np.ndarray, model: str) -> str:
     if margin is None:
         return grammar.UNDECIDED
     return grammar.NEEDED if margin > 0 else grammar.NOT_NEEDED
+
+
+def first_at_lead(text: str, need: str) -> bool:
+    """Does the turn's nearest memory pass at the lead floor? For a turn that needs memory and
+    asks about the user ("What do I do for a living?" against the nurse memory), yes; for a
+    how-to question ("How do I clean a cast iron pan?") the nearest memory is no answer unless
+    it is close, so it waits for the recall floor like the rest."""
+    return need == grammar.NEEDED and not grammar.asks_how_to(text)

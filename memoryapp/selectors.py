@@ -17,7 +17,7 @@ from chat.models import Conversation, Turn
 from memoryapp import grammar
 from memoryapp.embeddings import get_embedder
 from memoryapp.models import Memory, MemoryEvent, MemoryEvidence, MemoryRecall
-from memoryapp.need import turn_need
+from memoryapp.need import first_at_lead, turn_need
 from memoryapp.serializers import MemoryExportSerializer
 from memoryapp.thresholds import lead_floor, recall_floor
 
@@ -162,7 +162,8 @@ def nearest_for_turn(
     user: AbstractBaseUser, text: str, vector: Sequence[float], embedding_model: str, *, k: int
 ) -> list[Recalled]:
     """A turn's k nearest memories as its need decides: none for a turn that needs no memory
-    (memoryapp.need), the first at the lead floor for one that does, the recall floor else."""
+    (memoryapp.need), the first at the lead floor for one that asks about the user
+    (`first_at_lead`), the recall floor else."""
     need = turn_need(text, vector, embedding_model)
     if need == grammar.NOT_NEEDED:
         return []
@@ -172,7 +173,7 @@ def nearest_for_turn(
         embedding_model=embedding_model,
         k=k,
         min_sim=recall_floor(embedding_model),
-        lead_sim=lead_floor(embedding_model) if need == grammar.NEEDED else None,
+        lead_sim=lead_floor(embedding_model) if first_at_lead(text, need) else None,
     )
 
 
