@@ -2234,8 +2234,6 @@ def about_others_only(doc: Doc) -> bool:
     return all(any(t.dep_ in subjects for t in sent) for sent in doc.sents)
 
 
-# "How do I clean a cast iron pan?": the turn asks for a method, and "I" is only the one who
-# would follow it. "How do I feel ..." asks about the user.
 _HOW_TO_AUX = frozenset({"do", "can", "could", "should"})
 
 
@@ -2250,6 +2248,8 @@ def asks_how_to(text: str) -> bool:
 
 
 def _how_to_subject(token: Token) -> bool:
+    """Is this "I" or "we" the one who would follow a method ("How do I clean ...")? Not in "How
+    do I feel ...", which asks about the user."""
     verb = token.head
     return (
         token.dep_ == "nsubj"
