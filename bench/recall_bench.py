@@ -6,7 +6,8 @@ Three timings per probe, each in its own pass over the same probes:
 - `nearest`: `memory_nearest(...)` with the probe's vector: the whole recall minus embedding;
 - `recall`: `recall(user, text)`: the whole read path, embedding the probe included.
 Exactness compares each result with a numpy brute-force top-k over the owner's generated
-vectors; the floor is disabled (min_sim -1) so that every call returns k rows to compare.
+vectors, each memory scored as recall scores it (the best of its text and its keys, needs less
+the key offset); the floor is disabled (min_sim -1) so that every call returns k rows to compare.
 """
 
 from __future__ import annotations
@@ -23,10 +24,19 @@ from django.db import connection
 from tqdm import tqdm
 
 from bench.seed import synthetic_model
-from bench.synthetic import HEAVY_USER_INDEX, Dataset, percentiles, position_of, probe_texts, probe_users, true_top_k
+from bench.synthetic import (
+    HEAVY_USER_INDEX,
+    Dataset,
+    percentiles,
+    position_of,
+    probe_texts,
+    probe_users,
+    true_top_k_keyed,
+)
 from memoryapp import grammar
 from memoryapp.embeddings import get_embedder
-from memoryapp.selectors import memory_nearest, recall
+from memoryapp.selectors import memory_nearest, read_turn, recall
+from memoryapp.thresholds import key_offset, question_offset
 
 _VECTOR_LITERAL = re.compile(r"'\[[-0-9.,e+ ]+\]'")
 
@@ -66,13 +76,15 @@ def build_probes(dataset: Dataset, count: int, *, heavy: bool, k: int) -> list[P
     embedder = get_embedder()
     texts = probe_texts(count, dataset.seed + (1 if heavy else 0))
     owners = [HEAVY_USER_INDEX] * count if heavy else probe_users(dataset, count)
-    cache: dict[int, np.ndarray] = {}
+    cache: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+    offsets = {"question_offset": question_offset(embedder.name), "key_offset": key_offset(embedder.name)}
     probes = []
     for owner, text in zip(owners, texts, strict=True):
         vector = embedder.embed([text])[0]
         if owner not in cache:
-            cache[owner] = dataset.vectors(owner)
-        probes.append(Probe(owner, text, vector, true_top_k(cache[owner], vector, k)))
+            cache[owner] = (dataset.vectors(owner), dataset.key_vectors(owner))
+        truth = true_top_k_keyed(*cache[owner], vector, k, **offsets)
+        probes.append(Probe(owner, text, vector, truth))
     return probes
 
 
@@ -149,15 +161,15 @@ def measure_recall(
         recall_times.append(time.perf_counter() - start)
         exact_recall += [position_of(r.memory.text) for r in got] == probe.truth
 
-    # A chat turn's read path (memoryapp.selectors.read_turn) when the turn needs memory:
-    # the decision parses the turn (uncached here, as in a worker that did not write it), then recall.
+    # A chat turn's whole read path (memoryapp.selectors.read_turn): the embedding, the standing
+    # instructions, the profile check, the need decision (the parse uncached here, as in a worker
+    # that did not write the turn), then the scored top-k and the floors.
     turn_times = []
-    for probe in tqdm(probe_set, desc=f"{label}: decision + recall", **bar):
+    for probe in tqdm(probe_set, desc=f"{label}: read_turn", **bar):
         user = owners[probe.user_index]
         grammar.analyse.cache_clear()
         start = time.perf_counter()
-        grammar.memory_need(probe.text)
-        recall(user, probe.text, k=k, min_sim=-1.0)
+        read_turn(user, probe.text)
         turn_times.append(time.perf_counter() - start)
 
     server_times = []

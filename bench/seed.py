@@ -13,9 +13,9 @@ from django.utils import timezone
 from pgvector.psycopg import register_vector
 from tqdm import tqdm
 
-from bench.synthetic import Dataset, memory_text, username
+from bench.synthetic import Dataset, key_text, memory_text, position_of, username
 from memoryapp.embeddings import get_embedder
-from memoryapp.models import Memory
+from memoryapp.models import Memory, MemoryKey
 
 
 def embedder_space() -> tuple[str, int]:
@@ -32,11 +32,17 @@ def synthetic_model() -> str:
 
 _COPY = (
     f"COPY {Memory._meta.db_table} (user_id, text, embedding, embedding_model, content_hash, source_conversation_id,"
-    " source_turn_id, times_seen, created_at, last_seen, updated_at) FROM STDIN WITH (FORMAT BINARY)"
+    " source_turn_id, times_seen, created_at, last_seen, updated_at, keys_model) FROM STDIN WITH (FORMAT BINARY)"
 )
 _COPY_TYPES = [
-    "int4", "text", "vector", "varchar", "varchar", "int8", "int8", "int4", "timestamptz", "timestamptz", "timestamptz"
+    "int4", "text", "vector", "varchar", "varchar", "int8", "int8", "int4", "timestamptz", "timestamptz", "timestamptz",
+    "varchar",
 ]  # fmt: skip
+_COPY_KEYS = (
+    f"COPY {MemoryKey._meta.db_table} (memory_id, user_id, text, kind, embedding, embedding_model, created_at)"
+    " FROM STDIN WITH (FORMAT BINARY)"
+)
+_COPY_KEY_TYPES = ["int8", "int4", "varchar", "varchar", "vector", "varchar", "timestamptz"]
 
 
 @dataclass(frozen=True)
@@ -66,11 +72,45 @@ def copy_memories(rows: Iterable[MemoryRow], *, total: int, desc: str, progress:
         for row in rows:
             copy.write_row(
                 [row.user_id, row.text, row.vector, model, row.content_hash, row.source_conversation_id,
-                 row.source_turn_id, 1, row.created_at, row.created_at, row.created_at]
+                 row.source_turn_id, 1, row.created_at, row.created_at, row.created_at, model]
             )  # fmt: skip
             bar.update()
     with connection.cursor() as cursor:
         cursor.execute(f"{'ANALYZE' if connection.in_atomic_block else 'VACUUM ANALYZE'} {Memory._meta.db_table}")
+
+
+def copy_keys(dataset: Dataset, users: dict[int, int], *, progress: bool = True) -> None:
+    """Load every memory's keys by binary COPY: the first key the fact asked, the rest needs of
+    its kind (memoryapp.models.MemoryKey), each with its generated vector."""
+    if not dataset.keys:
+        return
+    model = synthetic_model()
+    connection.ensure_connection()
+    register_vector(connection.connection)
+    now = timezone.now()
+    total = dataset.rows * dataset.keys
+    with (
+        tqdm(total=total, unit="key", desc=f"keys {dataset.name}", disable=not progress, mininterval=1.0) as bar,
+        connection.connection.cursor() as cursor,
+    ):
+        for index in dataset.user_indexes():
+            cursor.execute(
+                f"SELECT id, text FROM {Memory._meta.db_table} WHERE user_id = %s AND embedding_model = %s",
+                [users[index], model],
+            )
+            ids = {position_of(text): pk for pk, text in cursor.fetchall()}
+            keys = dataset.key_vectors(index)
+            with cursor.copy(_COPY_KEYS) as copy:
+                copy.set_types(_COPY_KEY_TYPES)
+                for position, memory_keys in enumerate(keys):
+                    for key, vector in enumerate(memory_keys):
+                        kind = MemoryKey.Kind.QUESTION if key == 0 else MemoryKey.Kind.NEED
+                        copy.write_row(
+                            [ids[position], users[index], key_text(index, position, key), kind, vector, model, now]
+                        )
+            bar.update(len(keys) * dataset.keys)
+    with connection.cursor() as cursor:
+        cursor.execute(f"{'ANALYZE' if connection.in_atomic_block else 'VACUUM ANALYZE'} {MemoryKey._meta.db_table}")
 
 
 def bench_users(dataset: Dataset) -> dict[int, int]:
@@ -85,7 +125,11 @@ def is_seeded(dataset: Dataset) -> bool:
     users = bench_users(dataset)
     if len(users) != len(dataset.user_indexes()):
         return False
-    return Memory.objects.filter(embedding_model=synthetic_model()).count() == dataset.rows
+    model = synthetic_model()
+    return (
+        Memory.objects.filter(embedding_model=model).count() == dataset.rows
+        and MemoryKey.objects.filter(embedding_model=model).count() == dataset.rows * dataset.keys
+    )
 
 
 def seed(dataset: Dataset, *, progress: bool = True) -> dict[int, int]:
@@ -110,6 +154,7 @@ def seed(dataset: Dataset, *, progress: bool = True) -> dict[int, int]:
                 yield MemoryRow(users[index], memory_text(index, position), vector, f"{index:032x}{position:032x}", now)
 
     copy_memories(rows(), total=dataset.rows, desc=f"seed {dataset.name}", progress=progress)
+    copy_keys(dataset, users, progress=progress)
     return users
 
 

@@ -30,6 +30,9 @@ class Dataset:
     heavy: int = 0
     seed: int = DEFAULT_SEED
     dimensions: int = DIMENSIONS
+    # Memory keys per memory (memoryapp.keys): the first is the fact asked, the rest needs of its
+    # kind. Our side only; mem0 stores none.
+    keys: int = 4
 
     @property
     def rows(self) -> int:
@@ -44,6 +47,13 @@ class Dataset:
     def vectors(self, user_index: int) -> np.ndarray:
         """Every vector of one user, in generation order."""
         return user_vectors(self.seed, user_index, self.count_for(user_index), self.dimensions)
+
+    def key_vectors(self, user_index: int) -> np.ndarray:
+        """The key vectors of one user's memories, shape (memories, keys, dimensions), from a
+        stream of their own (the memory vectors stay those of a dataset without keys)."""
+        count = self.count_for(user_index)
+        flat = user_vectors(self.seed + 1, user_index, count * self.keys, self.dimensions)
+        return flat.reshape(count, self.keys, self.dimensions)
 
 
 def user_vectors(seed: int, user_index: int, count: int, dimensions: int = DIMENSIONS) -> np.ndarray:
@@ -73,6 +83,25 @@ def true_top_k(vectors: np.ndarray, probe: np.ndarray, k: int) -> list[int]:
     """Brute-force cosine top-k positions (vectors are unit length), in float64."""
     similarities = vectors.astype(np.float64) @ probe.astype(np.float64)
     return np.argsort(-similarities, kind="stable")[:k].tolist()
+
+
+def key_text(user_index: int, position: int, key: int) -> str:
+    return f"key {key} of mem u{user_index} n{position}"
+
+
+def true_top_k_keyed(
+    vectors: np.ndarray, keys: np.ndarray, probe: np.ndarray, k: int, *, question_offset: float, key_offset: float
+) -> list[int]:
+    """Brute-force top-k positions as recall scores memories: the best of the text, the first key
+    (the fact asked) less `question_offset` and the other keys less `key_offset`, in float64
+    (memoryapp.selectors)."""
+    probe64 = probe.astype(np.float64)
+    text = vectors.astype(np.float64) @ probe64
+    by_key = keys.astype(np.float64) @ probe64
+    score = np.maximum(text, by_key[:, 0] - question_offset)
+    if keys.shape[1] > 1:
+        score = np.maximum(score, by_key[:, 1:].max(axis=1) - key_offset)
+    return np.argsort(-score, kind="stable")[:k].tolist()
 
 
 _OPENERS = [

@@ -162,7 +162,15 @@ def reply_stream(messages: list[dict[str, str]], recalled: Sequence) -> ReplyStr
 
 def offline_reply(recalled: Sequence) -> str:
     lines = ["Offline mode: no language model is configured, so this is not a real answer."]
-    if recalled:
+    if recalled and recalled[0].profile:
+        from memoryapp.selectors import grouped
+
+        lines.append("Here is everything I remember about you:")
+        for label, items in grouped(recalled, key=lambda item: item.memory.text):
+            lines.append(f"{label}:")
+            lines += [f"- {item.memory.text}" for item in items]
+        lines.append("You can see, correct or delete each of these on your memory page.")
+    elif recalled:
         lines.append("Memories recalled for this turn:")
         for item in recalled:
             lines.append(f"- {item.memory.text} (similarity {item.similarity:.2f})")

@@ -278,11 +278,35 @@ EMBEDDING_TIMEOUT_SECONDS = env_float("MEMORY_EMBEDDING_TIMEOUT", 10.0, minimum=
 # floor with the best read F1. An unknown model falls back to the conservative defaults
 # until it is calibrated; the environment overrides either.
 MEMORY_THRESHOLDS = {
-    "all-MiniLM-L6-v2": {"write_gate": 0.49, "recall_floor": 0.26, "lead_floor": 0.17, "paraphrase": 0.92},
+    "all-MiniLM-L6-v2": {
+        "write_gate": 0.49,
+        "recall_floor": 0.26,
+        "sensitive_floor": 0.5,
+        "key_offset": 0.2,
+        "question_offset": 0.05,
+        "recall_gap": 0.2,
+        "paraphrase": 0.92,
+    },
     # Calibrated on the suite the same way; paraphrases score 0.90-0.91 with it and different
     # values of one attribute 0.66-0.86, hence 0.88 (measured, ../shared/NOTES.md).
-    "use-multilingual-v3": {"write_gate": 0.42, "recall_floor": 0.14, "lead_floor": 0.05, "paraphrase": 0.88},
-    "default": {"write_gate": 0.62, "recall_floor": 0.78, "lead_floor": 0.78, "paraphrase": 0.95},
+    "use-multilingual-v3": {
+        "write_gate": 0.42,
+        "recall_floor": 0.29,
+        "sensitive_floor": 0.31,
+        "key_offset": 0.2,
+        "question_offset": 0.05,
+        "recall_gap": 0.11,
+        "paraphrase": 0.88,
+    },
+    "default": {
+        "write_gate": 0.62,
+        "recall_floor": 0.78,
+        "sensitive_floor": 0.85,
+        "key_offset": 0.2,
+        "question_offset": 0.05,
+        "recall_gap": 0.2,
+        "paraphrase": 0.95,
+    },
 }
 # Cosine similarities, so within [-1, 1]; None means "the embedding model's own value".
 MEMORY_WRITE_GATE = env_float("MEMORY_WRITE_GATE", None, minimum=-1.0, maximum=1.0)

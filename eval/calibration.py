@@ -12,6 +12,9 @@ from eval.quality import Ranked, Report
 GRID = [round(x * 0.01, 2) for x in range(-10, 101)]
 # The gate must reject this share of invented facts (CI fails under 0.95; keep a margin).
 GATE_TARGET_REJECTION = 0.98
+# How far above the suite's last coincidence the recall floor sits: turns unlike the suite's
+# come a little closer to a memory by chance.
+FLOOR_MARGIN = 0.02
 
 
 @dataclass(frozen=True)
@@ -28,24 +31,33 @@ class FloorPoint:
     precision: float
     injection: float
     f1: float
+    right_first: float = 0.0  # probes that need a memory given a right one first
 
 
 @dataclass(frozen=True)
-class LeadPoint:
-    lead: float
-    right_first: float
-    wrong_first: int  # probes that need a memory and get a wrong one first
-    injected: int  # probes that should recall nothing and get something
+class SensitivePoint:
+    floor: float  # the sensitive floor: what a sensitive memory's text must clear without a key
+    on_topic: int  # sensitive memories given to a probe that expects them
+    off_topic: int  # sensitive memories given to a probe that does not
+
+
+@dataclass(frozen=True)
+class GapPoint:
+    gap: float
+    recall: float  # read recall@k
+    precision: float
 
 
 @dataclass(frozen=True)
 class Calibration:
     gate: float
     floor: float
-    lead: float
+    sensitive: float
+    gap: float
     gate_sweep: list[GatePoint]
     floor_sweep: list[FloorPoint]
-    lead_sweep: list[LeadPoint]
+    sensitive_sweep: list[SensitivePoint]
+    gap_sweep: list[GapPoint]
 
     def point_at_gate(self, gate: float) -> GatePoint:
         return min(self.gate_sweep, key=lambda p: abs(p.gate - gate))
@@ -53,8 +65,11 @@ class Calibration:
     def point_at_floor(self, floor: float) -> FloorPoint:
         return min(self.floor_sweep, key=lambda p: abs(p.floor - floor))
 
-    def point_at_lead(self, lead: float) -> LeadPoint:
-        return min(self.lead_sweep, key=lambda p: abs(p.lead - lead))
+    def point_at_sensitive(self, floor: float) -> SensitivePoint:
+        return min(self.sensitive_sweep, key=lambda p: abs(p.floor - floor))
+
+    def point_at_gap(self, gap: float) -> GapPoint:
+        return min(self.gap_sweep, key=lambda p: abs(p.gap - gap))
 
 
 def sweep_gate(true_sims: Sequence[float], invented_sims: Sequence[float]) -> list[GatePoint]:
@@ -66,14 +81,34 @@ def sweep_gate(true_sims: Sequence[float], invented_sims: Sequence[float]) -> li
     return points
 
 
-def sweep_floor(ranked: Sequence[Ranked], k: int) -> list[FloorPoint]:
-    """Read figures at each floor, as `recall` would give them: top k by similarity, then the floor."""
+def sweep_gap(ranked: Sequence[Ranked], k: int, floor: float, sensitive: float) -> list[GapPoint]:
+    """Read recall and precision at each gap (how far under the first memory another may be)."""
+    points = []
+    for gap in (g for g in GRID if g > 0):
+        expected = hits = returned = relevant = 0
+        for probe in ranked:
+            if not probe.expect:
+                continue
+            keys = probe.given(k, floor, sensitive, gap)
+            expected += len(probe.expect)
+            hits += len(set(probe.expect) & set(keys))
+            returned += len(keys)
+            relevant += sum(key in probe.expect for key in keys)
+        points.append(GapPoint(gap, hits / max(expected, 1), relevant / returned if returned else 1.0))
+    return points
+
+
+def sweep_floor(ranked: Sequence[Ranked], k: int, sensitive: float = 1.0) -> list[FloorPoint]:
+    """Read figures at each floor, as `recall` would give them: top k by similarity, then the
+    floor (and for a sensitive memory, a key at the floor or its text at `sensitive`)."""
     points = []
     for floor in GRID:
-        expected = hits = returned = relevant = empty = injected = noise = 0
+        expected = hits = returned = relevant = empty = injected = noise = firsts = expecting = 0
         for probe in ranked:
-            keys = [key for key, sim in zip(probe.keys[:k], probe.similarities[:k], strict=True) if sim >= floor]
+            keys = probe.given(k, floor, sensitive)
             if probe.expect:
+                expecting += 1
+                firsts += bool(keys) and keys[0] in probe.expect
                 expected += len(probe.expect)
                 hits += len(set(probe.expect) & set(keys))
                 returned += len(keys)
@@ -93,68 +128,64 @@ def sweep_floor(ranked: Sequence[Ranked], k: int) -> list[FloorPoint]:
                 precision=relevant / returned if returned else 1.0,
                 injection=injected / max(empty, 1),
                 f1=f1,
+                right_first=firsts / max(expecting, 1),
             )
         )
     return points
 
 
-# Right memories first that one wrong memory first must buy before a lower lead floor is worth it.
-WRONG_FIRST_COST = 3
-
-
-def sweep_lead(ranked: Sequence[Ranked], floor: float) -> list[LeadPoint]:
-    """Right-first figures at each lead floor not above the recall floor, highest first: the
-    first memory of a probe the read path knows needs one passes at the lead floor, the rest
-    (and every memory of any other probe) at the recall floor."""
+def sweep_sensitive(ranked: Sequence[Ranked], k: int, floor: float) -> list[SensitivePoint]:
+    """Sensitive memories given on and off their topic at each sensitive floor from the recall
+    floor up."""
     points = []
-    for lead in sorted((g for g in GRID if g <= floor), reverse=True):
-        right = wrong = injected = expecting = 0
+    for sensitive in (g for g in GRID if g >= floor):
+        on = off = 0
         for probe in ranked:
-            first_floor = lead if probe.needed else floor
-            first = probe.keys[0] if probe.keys and probe.similarities[0] >= first_floor else None
-            if probe.expect:
-                expecting += 1
-                right += first is not None and first in probe.expect
-                wrong += first is not None and first not in probe.expect
-            else:
-                injected += first is not None
-        points.append(LeadPoint(lead, right / max(expecting, 1), wrong, injected))
+            for key in probe.given(k, floor, sensitive, only_sensitive=True):
+                on += key in probe.expect
+                off += key not in probe.expect
+        points.append(SensitivePoint(sensitive, on, off))
     return points
 
 
 def calibrate(report: Report) -> Calibration:
-    """Pick the write gate and recall floor from the similarities of one run.
+    """Pick the write gate, the recall floor and the sensitive floor from one run.
 
     Gate: the lowest value that rejects at least GATE_TARGET_REJECTION of the invented
     facts, since a false memory is worse than a miss and anything higher only loses true
-    facts. Floor: the value with the best F1 of read recall@k and precision, where the
-    precision also counts every memory injected into a probe that should recall nothing;
-    on a tie, the higher floor. Lead floor: among the values down to which, from the floor, no
-    probe that should recall nothing gets a memory, the highest with the most probes given their
-    right memory first less WRONG_FIRST_COST for each given a wrong one first: a wrong memory
-    put first misleads the reply, so it must be paid for by several right ones; and the lead
-    floor is no lower than it needs to be, since below it a turn that needs memory takes its
-    nearest one however unrelated.
+    facts. Floor: among the values at least FLOOR_MARGIN above the last at which a probe that
+    should recall nothing (a general question, a statement about something new) is given a
+    memory, the one that gives the most probes their right memory first, and on a tie the
+    highest (fewer memories the reply does not need). With keys a need meets its memory high
+    and a coincidence stays low, so there is room between them. Sensitive floor: the lowest
+    value, from the floor up, past which no further sensitive memory given off its topic is
+    kept out: by its own words alone such a memory is given only when the turn all but says
+    it; on its topic, the needs of its kind carry it. Gap: FLOOR_MARGIN above the smallest that
+    keeps every memory the floor gives to a probe that needs it.
     """
     gate_sweep = sweep_gate(report.true_similarities, report.invented_similarities)
     gate = next(p.gate for p in gate_sweep if p.invented_rejected >= GATE_TARGET_REJECTION)
     floor_sweep = sweep_floor(report.ranked, report.k)
-    floor = max(floor_sweep, key=lambda p: (round(p.f1, 6), p.floor)).floor
-    lead_sweep = sweep_lead(report.ranked, floor)
-    allowed = []
-    for point in lead_sweep:
-        if point.injected > lead_sweep[0].injected:
-            break
-        allowed.append(point)
-    expecting = sum(1 for probe in report.ranked if probe.expect)
-
-    def worth(point: LeadPoint) -> float:
-        return round(point.right_first * expecting - WRONG_FIRST_COST * point.wrong_first, 6)
-
-    best = max(worth(point) for point in allowed)
-    lead = max(point.lead for point in allowed if worth(point) == best)
+    clean = len(floor_sweep)
+    while clean > 0 and floor_sweep[clean - 1].injection == 0:
+        clean -= 1
+    lowest = floor_sweep[min(clean, len(floor_sweep) - 1)].floor + FLOOR_MARGIN - 1e-9
+    allowed = [point for point in floor_sweep if point.floor >= lowest]
+    floor = max(allowed, key=lambda p: (round(p.right_first, 6), p.floor)).floor
+    sensitive_sweep = sweep_sensitive(report.ranked, report.k, floor)
+    fewest = min(point.off_topic for point in sensitive_sweep)
+    sensitive = next(point.floor for point in sensitive_sweep if point.off_topic == fewest)
+    gap_sweep = sweep_gap(report.ranked, report.k, floor, sensitive)
+    gap = round(next(point.gap for point in gap_sweep if point.recall >= gap_sweep[-1].recall) + FLOOR_MARGIN, 2)
     return Calibration(
-        gate=gate, floor=floor, lead=lead, gate_sweep=gate_sweep, floor_sweep=floor_sweep, lead_sweep=lead_sweep
+        gate=gate,
+        floor=floor,
+        sensitive=sensitive,
+        gap=gap,
+        gate_sweep=gate_sweep,
+        floor_sweep=floor_sweep,
+        sensitive_sweep=sensitive_sweep,
+        gap_sweep=gap_sweep,
     )
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from eval.suite import Suite
-from memoryapp import grammar
+from memoryapp import need
 from memoryapp.embeddings import Embedder
 
 PENALTY = 0.01
@@ -28,9 +28,9 @@ def examples(suite: Suite) -> list[tuple[str, int]]:
     labelled = []
     for user in suite.users:
         for text in [t.text for t in user.turns] + [p.text for p in user.probes]:
-            need = grammar.memory_need(text)
-            if need != grammar.UNDECIDED:
-                labelled.append((text, int(need == grammar.NEEDED)))
+            decided = need.memory_need(text)
+            if decided != need.UNDECIDED:
+                labelled.append((text, int(decided == need.NEEDED)))
         labelled += [(p.text, int(bool(p.expect))) for p in user.probes]
     return labelled
 

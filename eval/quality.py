@@ -21,12 +21,11 @@ from core.llm import ModelUnavailable
 from eval.suite import Suite, SuiteTurn, SuiteUser
 from memoryapp.embeddings import get_embedder
 from memoryapp.extraction import english_reading
-from memoryapp.grammar import NOT_NEEDED
 from memoryapp.models import Memory, MemoryEvidence
-from memoryapp.need import first_at_lead, turn_need
+from memoryapp.need import NOT_NEEDED, turn_need
 from memoryapp.selectors import recall, recall_for_turn
 from memoryapp.services import GatedFact, gate_facts, remember, store_facts
-from memoryapp.thresholds import lead_floor, recall_floor, write_gate
+from memoryapp.thresholds import recall_floor, recall_gap, sensitive_floor, write_gate
 
 USERNAME_PREFIX = "eval-"
 SAID_AT = datetime(2024, 6, 3, 10, 0, tzinfo=UTC)  # a Monday: when the labelled turns are said
@@ -37,9 +36,30 @@ class Ranked:
     """One probe's memories, every one of the user's, nearest first: the raw material of the floor."""
 
     expect: tuple[str, ...]
-    similarities: list[float]
-    keys: list[str | None]
-    needed: bool = False  # the read path knows this probe needs memory: its first memory may pass the lead floor
+    similarities: list[float]  # the best of each memory's text and keys
+    keys: list[str | None]  # the labelled fact each memory states
+    key_similarities: list[float] = field(default_factory=list)  # each memory's best key (-1 without)
+    text_similarities: list[float] = field(default_factory=list)
+    sensitive: list[bool] = field(default_factory=list)  # each memory is of a special category
+
+    def given(
+        self, k: int, floor: float, sensitive: float, gap: float = 2.0, *, only_sensitive: bool = False
+    ) -> list[str | None]:
+        """The labelled facts the read path would give at these floors (memoryapp.selectors)."""
+        given: list[str | None] = []
+        first = None
+        for i, (key, similarity) in enumerate(zip(self.keys[:k], self.similarities[:k], strict=True)):
+            special = bool(self.sensitive) and self.sensitive[i]
+            if similarity < floor:
+                continue
+            if special and self.key_similarities[i] < floor and self.text_similarities[i] < sensitive:
+                continue
+            if first is not None and similarity < first - gap:
+                continue
+            first = similarity if first is None else first
+            if not only_sensitive or special:
+                given.append(key)
+        return given
 
 
 @dataclass(frozen=True)
@@ -66,6 +86,7 @@ class ProbeOutcome:
     relevant: int  # of those, memories that state an expected fact
     right_first: bool  # the first memory recalled states an expected fact
     right_first_unfloored: bool  # the same with no floor: ranking alone
+    sensitive_off_topic: int = 0  # sensitive memories recalled that the probe does not need
 
 
 def _rate(part: int, whole: int) -> float:
@@ -94,6 +115,7 @@ def breakdown(turns: list[TurnOutcome], probes: list[ProbeOutcome]) -> dict[str,
         "right_first_unfloored": _share(sum(p.right_first_unfloored for p in expecting), len(expecting)),
         "null_probes": len(null),
         "null_probes_injected": sum(p.recalled > 0 for p in null),
+        "sensitive_off_topic": sum(p.sensitive_off_topic for p in probes),
     }
 
 
@@ -103,7 +125,8 @@ class Report:
     extractor: str
     write_gate: float
     recall_floor: float
-    lead_floor: float
+    sensitive_floor: float
+    recall_gap: float
     k: int
     users: int
     turns: int
@@ -139,6 +162,7 @@ class Report:
     twin_texts: list[str] = field(default_factory=list)
     invented_accepted: list[str] = field(default_factory=list)
     injected: list[str] = field(default_factory=list)
+    sensitive_given: list[str] = field(default_factory=list)  # sensitive memories off topic
     true_similarities: list[float] = field(default_factory=list)
     invented_similarities: list[float] = field(default_factory=list)
     misattributed_similarities: list[float] = field(default_factory=list)
@@ -193,6 +217,21 @@ class Report:
         expecting = [p for p in self.probe_outcomes if p.expected]
         return _rate(sum(p.right_first_unfloored for p in expecting), len(expecting))
 
+    @property
+    def statements(self) -> list[ProbeOutcome]:
+        """First-person statements that need no memory ("I started learning to juggle.")."""
+        return [p for p in self.probe_outcomes if p.kind == "statement"]
+
+    @property
+    def statements_clean(self) -> float:
+        """Statements that need no memory and were given none (standing instructions aside)."""
+        return _rate(sum(p.recalled == 0 for p in self.statements), len(self.statements))
+
+    @property
+    def sensitive_off_topic(self) -> int:
+        """Sensitive memories given to a probe that does not need them."""
+        return sum(p.sensitive_off_topic for p in self.probe_outcomes)
+
     def by(self, label: str, *, turns: bool = True, probes: bool = True) -> dict[str, dict]:
         """The figures per value of `label` ("kind" or "lang") of the turns and/or the probes."""
         chosen_turns = self.turn_outcomes if turns else []
@@ -219,7 +258,7 @@ class Report:
         on a labelled store, the read rows only."""
         rows = self._rows()
         if self.labelled_store:
-            reads = ("read ", "right memory", "no-memory", "cross-user")
+            reads = ("read ", "right memory", "no-memory", "sensitive", "cross-user")
             rows = [row for row in rows if row[0].startswith(reads)]
         return rows
 
@@ -259,6 +298,16 @@ class Report:
                 pct(self.injection_rate),
                 f"{self.empty_probes_injected}/{self.probes_without_memories}",
             ),
+            (
+                "no-memory statements given nothing",
+                pct(self.statements_clean),
+                f"{sum(p.recalled == 0 for p in self.statements)}/{len(self.statements)}",
+            ),
+            (
+                "sensitive memories off topic",
+                str(self.sensitive_off_topic),
+                "sensitive memories given to a probe that does not need them",
+            ),
             ("cross-user leakage", str(self.leaked), "memories of another user recalled"),
             ("dedupe twins", str(self.twins), "restated facts stored twice"),
             ("extraction failures", str(self.extraction_failures), "turns the extractor failed on (nothing written)"),
@@ -270,6 +319,8 @@ class Report:
         data.update(
             right_first=self.right_first,
             right_first_unfloored=self.right_first_unfloored,
+            statements_clean=self.statements_clean,
+            sensitive_off_topic=self.sensitive_off_topic,
             by_turn_kind=self.by("kind", probes=False),
             by_probe_kind=self.by("kind", turns=False),
             by_language=self.by_language(),
@@ -399,6 +450,12 @@ def _read_pass(suite_user: SuiteUser, user, own_turns: set[int], report: Report)
                 report.empty_probes_injected += 1
                 first = next(item for item in recalled if not item.standing)
                 report.injected.append(f"{suite_user.name}: {probe.text!r} <- {first.memory.text!r}")
+        off_topic = [
+            item.memory.text
+            for item, key in zip((i for i in recalled if not i.standing), keys, strict=True)
+            if key is not None and suite_user.facts[key].sensitive and key not in probe.expect
+        ]
+        report.sensitive_given.extend(f"{suite_user.name}: {probe.text!r} <- {text!r}" for text in off_topic)
         # The floor applies after the decision: a probe that needs no memory ranks nothing.
         embedder = get_embedder()
         need = turn_need(probe.text, embedder.embed([probe.text])[0], embedder.name)
@@ -407,7 +464,9 @@ def _read_pass(suite_user: SuiteUser, user, own_turns: set[int], report: Report)
             expect=probe.expect,
             similarities=[item.similarity for item in everything],
             keys=[suite_user.classify(item.memory.text) for item in everything],
-            needed=first_at_lead(probe.text, need),
+            key_similarities=[item.key_similarity for item in everything],
+            text_similarities=[item.text_similarity for item in everything],
+            sensitive=[bool(item.memory.sensitive) for item in everything],
         )
         report.ranked.append(ranked)
         report.probe_outcomes.append(
@@ -419,6 +478,7 @@ def _read_pass(suite_user: SuiteUser, user, own_turns: set[int], report: Report)
                 relevant=sum(k in probe.expect for k in keys),
                 right_first=(bool(keys) and keys[0] in probe.expect) or bool(set(probe.expect) & standing),
                 right_first_unfloored=bool(ranked.keys) and ranked.keys[0] in probe.expect,
+                sensitive_off_topic=len(off_topic),
             )
         )
 
@@ -470,7 +530,8 @@ def run_suite(suite: Suite, *, name: str = "suite", labelled_store: bool = False
         extractor=_extractor_name(),
         write_gate=write_gate(model),
         recall_floor=recall_floor(model),
-        lead_floor=lead_floor(model),
+        sensitive_floor=sensitive_floor(model),
+        recall_gap=recall_gap(model),
         k=settings.MEMORY_RECALL_K,
         users=len(suite.users),
         turns=suite.turn_count,

@@ -39,6 +39,7 @@ class ExpectedFact:
     text: str
     alternatives: tuple[tuple[str, ...], ...]
     optional: bool = False  # true and durable, but a careful extractor may leave it out
+    sensitive: bool = False  # of a special category (health, a child, faith, money...): only for a turn on its topic
 
     def match_strength(self, memory_text: str) -> int:
         """How many keywords of the best matching alternative the memory has; 0 if none matches."""
@@ -155,9 +156,13 @@ def load_suite(path: Path | str = DEFAULT_SUITE) -> Suite:
             if not alternatives or not all(alternatives):
                 raise SuiteError(f"{name}.{key}: match needs at least one non-empty alternative")
             optional = raw_fact.get("optional", False)
-            if not isinstance(optional, bool):
-                raise SuiteError(f"{name}.{key}: optional must be true or false")
-            facts[key] = ExpectedFact(key=key, text=raw_fact["text"], alternatives=alternatives, optional=optional)
+            sensitive = raw_fact.get("sensitive", False)
+            for flag, value in (("optional", optional), ("sensitive", sensitive)):
+                if not isinstance(value, bool):
+                    raise SuiteError(f"{name}.{key}: {flag} must be true or false")
+            facts[key] = ExpectedFact(
+                key=key, text=raw_fact["text"], alternatives=alternatives, optional=optional, sensitive=sensitive
+            )
         expected = {k: f for k, f in facts.items() if not f.optional}
         optional_facts = {k: f for k, f in facts.items() if f.optional}
         turns = tuple(

@@ -19,7 +19,7 @@ from django.utils.html import format_html
 from django.utils.text import Truncator
 
 from core.admin import ReadOnlyAdmin, ReadOnlyInline, admin_link, snippet, turn_label
-from memoryapp.models import Memory, MemoryEvent, MemoryEvidence, MemoryRecall
+from memoryapp.models import Memory, MemoryEvent, MemoryEvidence, MemoryKey, MemoryRecall
 from memoryapp.services import MemoryConflict, memory_restore, memory_soft_delete
 
 
@@ -72,7 +72,17 @@ class RecallInline(ReadOnlyInline):
     fk_name = "memory"
     verbose_name = "reply given this memory"
     verbose_name_plural = "given to replies (recalls)"
-    fields = ["shown_to", "reply", "asked", "conversation_link", "created_at", "similarity", "rank", "standing"]
+    fields = [
+        "shown_to",
+        "reply",
+        "asked",
+        "conversation_link",
+        "created_at",
+        "similarity",
+        "rank",
+        "standing",
+        "matched_key",
+    ]
     readonly_fields = fields
     ordering = ["-created_at", "-id"]
 
@@ -125,7 +135,7 @@ class MemoryAdmin(admin.ModelAdmin):
     actions = ["soft_delete_memories", "restore_memories"]
     exclude = ["embedding"]
     fieldsets = [
-        (None, {"fields": ["text", "user", "is_live", "deleted_at"]}),
+        (None, {"fields": ["text", "user", "is_live", "deleted_at", "sensitive", "answers"]}),
         ("Provenance", {"fields": ["source_conversation_link", "source_turn_link", "shown_to"]}),
         (
             "Bookkeeping",
@@ -137,6 +147,8 @@ class MemoryAdmin(admin.ModelAdmin):
         "user",
         "is_live",
         "deleted_at",
+        "sensitive",
+        "answers",
         "source_conversation_link",
         "source_turn_link",
         "shown_to",
@@ -168,6 +180,11 @@ class MemoryAdmin(admin.ModelAdmin):
     @admin.display(description="text", ordering="text")
     def short_text(self, obj: Memory) -> str:
         return snippet(obj.text)
+
+    @admin.display(description="recalled for questions like")
+    def answers(self, obj: Memory) -> str:
+        keys = MemoryKey.objects.filter(user_id=obj.user_id, memory=obj, embedding_model=obj.embedding_model)
+        return " · ".join(keys.order_by("id").values_list("text", flat=True)) or "its own words only"
 
     @admin.display(description="live", boolean=True, ordering="deleted_at")
     def is_live(self, obj: Memory) -> bool:
@@ -260,6 +277,7 @@ class MemoryRecallAdmin(ReadOnlyAdmin):
         "similarity",
         "rank",
         "standing",
+        "matched_key",
         "created_at",
     ]
 

@@ -483,7 +483,7 @@ def speaks_of_anyone(text: str) -> bool:
     """Does the turn, outside its quotes and code, say "I", "me", "my", "we" or "our", or speak
     to "you"?"""
     words = re.findall(r"\w+", own_words(text).lower())  # "we're" -> "we", "re"
-    return any(word in _FIRST_PERSON or word in _LISTENER for word in words)
+    return any(word in FIRST_PERSON or word in _LISTENER for word in words)
 
 
 def is_forget_request(doc: Doc) -> bool:
@@ -1690,7 +1690,7 @@ def _fact_problem(doc: Doc, names: set[str]) -> str | None:
     words = [t for t in doc if t.i not in quoted]
     if (root is None or root.lemma_ not in _WISHING) and any(t.text in _LISTENER for t in words):
         return 'the fact speaks to someone ("you"): it is about the listener, not the user'
-    if any(t.pos_ == "PRON" and t.lower_ in _FIRST_PERSON and (t.text.islower() or t.text == "I") for t in words):
+    if any(t.pos_ == "PRON" and t.lower_ in FIRST_PERSON and (t.text.islower() or t.text == "I") for t in words):
         return 'the fact keeps the speaker\'s own "I" or "we": it is not all about the user in the third person'
     if any(
         t.tag_ == "RB" and t.lower_ in {"here", "there"} or _back_from_nowhere(t) for t in words
@@ -2200,26 +2200,8 @@ def _dangling_pronoun(doc: Doc) -> bool:
     return False
 
 
-# Does this turn need the user's memory at all? A turn about the user, or a request whose best
-# answer depends on who asks, does; a general question does not, however many words it shares
-# with a stored fact ("Who founded Tesla?" against "The user drives a Tesla.").
-_FIRST_PERSON = frozenset("i me my mine myself we us our ours ourselves i'm im i've i'd i'll".split())
-_TELLING = frozenset("tell give show explain teach remind write send translate summarise summarize".split())
-_ADVICE = frozenset(
-    "recommend suggest advise plan pick choose propose ideas idea tips tip recommendation recommendations "
-    "suggestion suggestions advice should".split()
-)
-_NEARBY = frozenset("here nearby near local around tonight".split())
-# Words that open an English question or request: enough to read a short turn as English
-# ("Explain quantum entanglement simply." has none of the function words looks_english counts).
-_OPENERS = frozenset(
-    "what who whom whose when where why how which is are was were do does did can could will would "
-    "explain translate tell write describe summarise summarize define calculate list give show name "
-    "compare convert find help".split()
-)
-
-
-NEEDED, NOT_NEEDED, UNDECIDED = "needed", "not needed", "undecided"
+# The words a writer stands for themselves by.
+FIRST_PERSON = frozenset("i me my mine myself we us our ours ourselves i'm im i've i'd i'll".split())
 
 
 def about_others_only(doc: Doc) -> bool:
@@ -2228,58 +2210,7 @@ def about_others_only(doc: Doc) -> bool:
     states nothing about the writer ("Dana works as a nurse at Rush.", "Is it rude to tip in
     Japan?", "Cristiano Ronaldo is from Madeira."). A sentence with no subject ("Still in Lisbon,
     loving it.") may be the writer speaking of themselves."""
-    if any(t.lower_ in _FIRST_PERSON or t.lower_ == "here" for t in doc):
+    if any(t.lower_ in FIRST_PERSON or t.lower_ == "here" for t in doc):
         return False
     subjects = {"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"}
     return all(any(t.dep_ in subjects for t in sent) for sent in doc.sents)
-
-
-_HOW_TO_AUX = frozenset({"do", "can", "could", "should"})
-
-
-def asks_how_to(text: str) -> bool:
-    """Is every first-person word of the turn the subject of a present "how do / can / should I
-    <verb>" ("How can we cook rice without a rice cooker?")? Such a turn needs the user's memory
-    only as far as a memory is close to it: its answer is a method, not a fact about the user.
-    A turn that also says "my" or "me" ("How should I taper for my marathon?") is not one."""
-    doc = analyse(text)
-    firsts = [t for t in doc if t.lower_ in _FIRST_PERSON]
-    return bool(firsts) and all(_how_to_subject(t) for t in firsts)
-
-
-def _how_to_subject(token: Token) -> bool:
-    """Is this "I" or "we" the one who would follow a method ("How do I clean ...")? Not in "How
-    do I feel ...", which asks about the user."""
-    verb = token.head
-    return (
-        token.dep_ == "nsubj"
-        and verb.tag_ == "VB"
-        and verb.lemma_.lower() != "feel"
-        and any(c.lower_ == "how" for c in verb.children)
-        and any(c.dep_ == "aux" and c.lower_ in _HOW_TO_AUX for c in verb.children)
-    )
-
-
-def memory_need(text: str) -> str:
-    """Whether a turn needs the user's memory: NEEDED, NOT_NEEDED, or UNDECIDED for a turn that
-    is not English (memoryapp.need.turn_need then decides from the turn's embedding).
-
-    An English turn needs it when it speaks in the first person ("Where do I live?", "my
-    diet"), except "me" as the one told or given a general thing ("Tell me a joke."); when it
-    asks for advice, a plan or a pick ("Recommend a film for tonight."); and when it places the
-    answer where the user is ("around here").
-    """
-    doc = analyse(text)
-    words = [t for t in doc if t.is_alpha]
-    if not words or not (looks_english(doc) or words[0].lower_ in _OPENERS):
-        return UNDECIDED
-    for token in doc:
-        word = token.lower_
-        if word in _ADVICE or token.lemma_.lower() in _ADVICE or word in _NEARBY:
-            return NEEDED
-        if word not in _FIRST_PERSON:
-            continue
-        told = word == "me" and token.dep_ in {"dative", "dobj", "iobj"} and token.head.lemma_.lower() in _TELLING
-        if not told:
-            return NEEDED
-    return NOT_NEEDED

@@ -24,6 +24,11 @@ class Memory(models.Model):
     content_hash = models.CharField(max_length=64)
     # A single-valued kind of fact ("home", "name", ...): a newer fact in the slot retires this one.
     slot = models.CharField(max_length=64, blank=True, default="", db_default="")
+    # A special category of personal data ("health", "a child", "religion", ...; memoryapp.keys):
+    # such a memory is given only to a turn on its topic, never as a near miss.
+    sensitive = models.CharField(max_length=32, blank=True, default="", db_default="")
+    # The embedding model its keys (MemoryKey) were last written with; "" before they were.
+    keys_model = models.CharField(max_length=100, blank=True, default="", db_default="")
     source_conversation = models.ForeignKey(
         "chat.Conversation", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
@@ -63,6 +68,41 @@ class Memory(models.Model):
         return self.deleted_at is None
 
 
+class MemoryKey(models.Model):
+    """A need a memory answers, as the user would voice it ("What do I do for a living?"), with
+    its embedding: recall scores a memory by the best of its text and its keys.
+
+    Written with the memory (and again when it is corrected or re-embedded), by the memory's
+    kind (memoryapp.keys) or by the model; the owner is on the row so that every statement
+    that reads keys names the user, as every statement on memories does.
+    """
+
+    memory = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="keys")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+
+    class Kind(models.TextChoices):
+        # the fact asked as the user would ask it: its own words, so it counts as the text does
+        QUESTION = "question", "The fact, asked"
+        # a need of the fact's kind ("What do I do for a living?"): counted the key offset lower,
+        # since it shares its form with every turn that asks the same of another fact
+        NEED = "need", "A need of its kind"
+
+    text = models.CharField(max_length=200)
+    kind = models.CharField(max_length=8, choices=Kind.choices, default=Kind.NEED)
+    embedding = VectorField()
+    embedding_model = models.CharField(max_length=100)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["memory", "embedding_model", "text"], name="memory_key_once_per_model")
+        ]
+        indexes = [models.Index(fields=["user", "memory", "embedding_model"], name="memory_key_user_memory")]
+
+    def __str__(self) -> str:
+        return self.text
+
+
 class MemoryEvidence(models.Model):
     """One statement of a fact: which turn said it, and how well the fact matched it."""
 
@@ -95,6 +135,10 @@ class MemoryRecall(models.Model):
     rank = models.PositiveSmallIntegerField()
     # A standing instruction goes with every reply, whatever its similarity to the message.
     standing = models.BooleanField(default=False)
+    # Why it was given: the key of the memory that matched the turn, or "" for its text.
+    matched_key = models.CharField(max_length=200, blank=True, default="", db_default="")
+    # Given because the turn asked what is remembered about the user ("What do you know about me?").
+    profile = models.BooleanField(default=False, db_default=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -14,12 +14,14 @@ from django.shortcuts import get_object_or_404
 from pgvector import Vector
 
 from chat.models import Conversation, Turn
-from memoryapp import grammar
+from memoryapp import thresholds
 from memoryapp.embeddings import get_embedder
-from memoryapp.models import Memory, MemoryEvent, MemoryEvidence, MemoryRecall
-from memoryapp.need import first_at_lead, turn_need
+from memoryapp.keys import GROUPS, OTHER_GROUP, group_of
+from memoryapp.models import Memory, MemoryEvent, MemoryEvidence, MemoryKey, MemoryRecall
+from memoryapp.need import NOT_NEEDED, asks_for_profile, turn_need
 from memoryapp.serializers import MemoryExportSerializer
-from memoryapp.thresholds import lead_floor, recall_floor
+from memoryapp.standing import STANDING, is_standing
+from memoryapp.thresholds import recall_floor, sensitive_floor
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser
@@ -28,20 +30,48 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class Recalled:
     memory: Memory
-    similarity: float
+    similarity: float  # the best of the memory's text and its keys
     rank: int
     standing: bool = False  # a standing instruction, given to every reply whatever its similarity
+    matched_key: str = ""  # the key that matched the turn better than the text did, if one did
+    text_similarity: float = 0.0  # by its own words: its text, or the fact asked as a question
+    key_similarity: float = -1.0  # by the nearest need of its kind, the key offset taken off; -1 without
+    profile: bool = False  # given because the turn asked what is remembered about the user
 
 
 _NEAREST_COLUMNS = ", ".join(f"m.{f.column}" for f in Memory._meta.concrete_fields if f.name != "embedding")
 # Written out rather than built by the ORM: recall runs on every turn, and compiling the
 # equivalent queryset cost more than the database's own work (1.7 ms against 0.8 ms measured).
-# The user's live memories of one embedding model, with their distance to a vector and their
-# source conversation and turn joined in; `_NEAREST` and `_STANDING` add their own order.
+# The user's live memories of one embedding model, each with its distances to a vector: by its
+# own words (its text, or the fact asked as a question, counted `question_offset` further off:
+# memoryapp.keys), by the nearest need of its kind, counted `key_offset` further off (a key is
+# worded like every other turn that asks something of the same form), and the nearer of the two;
+# the key that matched, and its source conversation and turn joined in. `_NEAREST` and
+# `_STANDING` add their own order. The owner is named once and every joined table is tied to it.
 _LIVE_WITH_SOURCE = f"""
+    WITH probe AS (SELECT %s::vector AS v, %s::float8 AS key_offset, %s::float8 AS question_offset),
+    keyed AS (
+        SELECT memory_id,
+               min(d) FILTER (WHERE kind = 'question') AS question_distance,
+               min(d) FILTER (WHERE kind <> 'question') AS need_distance,
+               (array_agg(text ORDER BY d) FILTER (WHERE kind = 'question'))[1] AS question,
+               (array_agg(text ORDER BY d) FILTER (WHERE kind <> 'question'))[1] AS need
+        FROM (
+            SELECT mk.memory_id, mk.kind, mk.text, mk.embedding <=> probe.v AS d
+            FROM probe, {MemoryKey._meta.db_table} mk
+            WHERE mk.user_id = %s AND mk.embedding_model = %s
+        ) scored
+        GROUP BY memory_id
+    )
     SELECT {_NEAREST_COLUMNS}, c.public_id AS source_public_id, t.seq AS source_seq,
-           m.embedding <=> %s::vector AS distance
-    FROM {Memory._meta.db_table} m
+           k.need AS key_text, k.need_distance + probe.key_offset AS key_distance,
+           LEAST(m.embedding <=> probe.v, COALESCE(k.question_distance + probe.question_offset, 2)) AS text_distance,
+           CASE WHEN k.question_distance + probe.question_offset < m.embedding <=> probe.v
+                THEN k.question END AS question_text,
+           LEAST(m.embedding <=> probe.v, COALESCE(k.question_distance + probe.question_offset, 2),
+                 COALESCE(k.need_distance + probe.key_offset, 2)) AS distance
+    FROM probe, {Memory._meta.db_table} m
+    LEFT JOIN keyed k ON k.memory_id = m.id
     LEFT JOIN chat_conversation c ON c.id = m.source_conversation_id AND c.user_id = m.user_id
     LEFT JOIN chat_turn t ON t.id = m.source_turn_id AND t.user_id = m.user_id
     WHERE m.user_id = %s AND m.deleted_at IS NULL AND m.embedding_model = %s"""
@@ -58,27 +88,58 @@ def memory_nearest(
     embedding_model: str,
     k: int,
     min_sim: float,
-    lead_sim: float | None = None,
+    sensitive_sim: float | None = None,
+    key_offset: float | None = None,
+    gap: float | None = None,
 ) -> list[Recalled]:
-    """The user's k nearest live memories by cosine distance, then the similarity floor.
+    """The user's k nearest live memories, each scored by the best of its text and its keys,
+    then the floor.
 
     One statement: the owner predicate, `deleted_at IS NULL` and the model name are inside
     it, and the sort is exact over the user's rows (B-tree on user, no approximate index),
     so the result is the user's true top-k. The floor is applied after the limit: top-k
-    alone always returns k rows, however unrelated. The source conversation and turn ride
-    along (the request's memory note and the pages name them) without further queries.
-    `lead_sim`, when given, is a lower floor for the first row only: for a turn known to need
-    the user's memory, the nearest fact may score low and still be the answer ("What do I do
-    for a living?" against the nurse memory 0.22).
+    alone always returns k rows, however unrelated. A memory of a special category
+    (`Memory.sensitive`) must clear more: one of the needs of its kind, which are all on its
+    topic, at the floor, or its own words at `sensitive_sim`; it is never given as a near miss.
+    With `gap`, a memory more than that below the first one given is left out too: a need's
+    memory comes first, and its kind's other memories that merely clear the floor ("What do I do
+    for a living?" also meets "What are my hobbies?") are no help beside it. The source
+    conversation and turn ride along (the request's memory note and the pages name them)
+    without further queries.
     """
-    rows = Memory.objects.raw(_NEAREST, [Vector(vector).to_text(), user.pk, embedding_model, k])
+    offsets = _offsets(embedding_model, key_offset)
+    owner = [user.pk, embedding_model]
+    rows = Memory.objects.raw(_NEAREST, [Vector(vector).to_text(), *offsets, *owner, *owner, k])
     recalled: list[Recalled] = []
     for row in rows:
         similarity = 1.0 - float(row.distance)
-        if similarity < (lead_sim if lead_sim is not None and not recalled else min_sim):
+        text_similarity = 1.0 - float(row.text_distance)
+        key_similarity = 1.0 - float(row.key_distance) if row.key_distance is not None else -1.0
+        if similarity < min_sim:
             continue
-        recalled.append(Recalled(memory=_with_source(row), similarity=similarity, rank=len(recalled) + 1))
+        if row.sensitive and key_similarity < min_sim and text_similarity < (sensitive_sim or min_sim):
+            continue
+        if gap is not None and recalled and similarity < recalled[0].similarity - gap:
+            continue
+        recalled.append(
+            Recalled(
+                memory=_with_source(row),
+                similarity=similarity,
+                rank=len(recalled) + 1,
+                matched_key=(row.key_text if key_similarity > text_similarity else row.question_text) or "",
+                text_similarity=text_similarity,
+                key_similarity=key_similarity,
+            )
+        )
     return recalled
+
+
+def _offsets(embedding_model: str, key_offset: float | None = None) -> tuple[float, float]:
+    """How much further off a need of the memory's kind, and the fact asked, count than its text."""
+    return (
+        thresholds.key_offset(embedding_model) if key_offset is None else key_offset,
+        thresholds.question_offset(embedding_model),
+    )
 
 
 def _with_source(row: Memory) -> Memory:
@@ -98,14 +159,6 @@ def _with_source(row: Memory) -> Memory:
     return row
 
 
-# A standing instruction is a memory of how the user wants to be answered: "The user wants the
-# assistant to answer in British English.", "The user prefers short answers.", "The user does
-# not want bullet points in answers." It holds for every reply, so it is not left to similarity
-# ("Explain how black holes form." is nowhere near "British English").
-STANDING_PATTERN = (
-    r"^the user (wants|would like|prefers|asks|does not want|doesn't want|dislikes)\y.*"
-    r"\y(the assistant|answers?|repl(y|ies)|responses?)\y"
-)
 MAX_STANDING = 5
 _STANDING = f"""{_LIVE_WITH_SOURCE} AND m.text ~* %s
     ORDER BY m.last_seen DESC, m.id DESC
@@ -114,22 +167,59 @@ _STANDING = f"""{_LIVE_WITH_SOURCE} AND m.text ~* %s
 
 
 def memory_standing(*, user: AbstractBaseUser, vector: Sequence[float], embedding_model: str) -> list[Recalled]:
-    """The user's standing instructions, most recently stated first (at most MAX_STANDING), each
-    with its similarity to the turn for the record."""
-    rows = Memory.objects.raw(
-        _STANDING, [Vector(vector).to_text(), user.pk, embedding_model, STANDING_PATTERN, MAX_STANDING]
-    )
+    """The user's standing instructions (memoryapp.standing), most recently stated first (at
+    most MAX_STANDING), each with its similarity to the turn for the record."""
+    probe = [Vector(vector).to_text(), *_offsets(embedding_model), user.pk, embedding_model]
+    rows = Memory.objects.raw(_STANDING, [*probe, user.pk, embedding_model, STANDING, MAX_STANDING])
     return [
         Recalled(memory=_with_source(row), similarity=1.0 - float(row.distance), rank=i, standing=True)
         for i, row in enumerate(rows, start=1)
     ]
 
 
-def recall(
-    user: AbstractBaseUser, probe: str, k: int | None = None, min_sim: float | None = None, *, needed: bool = False
-) -> list[Recalled]:
-    """Memories for the current turn. The probe is this turn's text only, embedded once. When
-    the turn is known to need memory (`needed`), its nearest memory passes at the lead floor."""
+PROFILE_MAX = 30
+_PROFILE = f"""{_LIVE_WITH_SOURCE} AND NOT m.text ~* %s
+    ORDER BY m.created_at DESC, m.id DESC
+    LIMIT %s
+"""
+
+
+def memory_profile(*, user: AbstractBaseUser, vector: Sequence[float], embedding_model: str) -> list[Recalled]:
+    """Everything remembered about the user, for "What do you know about me?": the user's live
+    memories of the model, newest first, at most PROFILE_MAX, standing instructions aside (they
+    come with every reply), each with its similarity to the turn for the record."""
+    probe = [Vector(vector).to_text(), *_offsets(embedding_model), user.pk, embedding_model]
+    rows = Memory.objects.raw(_PROFILE, [*probe, user.pk, embedding_model, STANDING, PROFILE_MAX])
+    return [
+        Recalled(memory=_with_source(row), similarity=1.0 - float(row.distance), rank=i, profile=True)
+        for i, row in enumerate(rows, start=1)
+    ]
+
+
+def memory_groups(*, user: AbstractBaseUser) -> list[tuple[str, list[Memory]]]:
+    """The user's live memories by kind (memoryapp.keys.GROUPS), newest first in each group, and
+    the standing instructions last: the profile page."""
+    memories = list(memory_list(user=user)[: PROFILE_MAX * 10])
+    return grouped(memories, key=lambda memory: memory.text)
+
+
+def grouped(items: Sequence, *, key) -> list[tuple[str, list]]:
+    """Items (memories, or recalled memories) in the profile's groups, in GROUPS order, each
+    group in the order given; standing instructions in a group of their own, last."""
+    by_group: dict[str, list] = {}
+    for item in items:
+        text = key(item)
+        by_group.setdefault(STANDING_GROUP if is_standing(text) else group_of(text), []).append(item)
+    order = [label for label, _ in GROUPS] + [OTHER_GROUP, STANDING_GROUP]
+    return [(label, by_group[label]) for label in order if label in by_group]
+
+
+STANDING_GROUP = "How you like answers"
+
+
+def recall(user: AbstractBaseUser, probe: str, k: int | None = None, min_sim: float | None = None) -> list[Recalled]:
+    """Memories for a probe, by similarity and the floors alone (no need decision): the probe is
+    this text only, embedded once."""
     if not probe or not probe.strip():
         return []
     embedder = get_embedder()
@@ -140,7 +230,8 @@ def recall(
         embedding_model=embedder.name,
         k=k if k is not None else settings.MEMORY_RECALL_K,
         min_sim=min_sim if min_sim is not None else recall_floor(embedder.name),
-        lead_sim=lead_floor(embedder.name) if needed and min_sim is None else None,
+        sensitive_sim=sensitive_floor(embedder.name) if min_sim is None else None,
+        gap=thresholds.recall_gap(embedder.name) if min_sim is None else None,
     )
 
 
@@ -161,11 +252,11 @@ def recall_for_turn(user: AbstractBaseUser, text: str) -> list[Recalled]:
 def nearest_for_turn(
     user: AbstractBaseUser, text: str, vector: Sequence[float], embedding_model: str, *, k: int
 ) -> list[Recalled]:
-    """A turn's k nearest memories as its need decides: none for a turn that needs no memory
-    (memoryapp.need), the first at the lead floor for one that asks about the user
-    (`first_at_lead`), the recall floor else."""
-    need = turn_need(text, vector, embedding_model)
-    if need == grammar.NOT_NEEDED:
+    """A turn's k nearest memories as its need decides (memoryapp.need): none for a turn that
+    needs no memory, and for any other only what clears the floors. A turn about the user and a
+    statement about something new are held to the same floor: neither is given "the nearest
+    one"; a real need clears it through the memory's keys."""
+    if turn_need(text, vector, embedding_model) == NOT_NEEDED:
         return []
     return memory_nearest(
         user=user,
@@ -173,32 +264,57 @@ def nearest_for_turn(
         embedding_model=embedding_model,
         k=k,
         min_sim=recall_floor(embedding_model),
-        lead_sim=lead_floor(embedding_model) if first_at_lead(text, need) else None,
+        sensitive_sim=sensitive_floor(embedding_model),
+        gap=thresholds.recall_gap(embedding_model),
     )
 
 
 def read_turn(user: AbstractBaseUser, text: str) -> TurnRead:
-    """The read path of a chat turn: first, does the turn need the user's memory at all? A
+    """The read path of a chat turn. A turn that asks what is remembered about the user ("What do
+    you know about me?", in any language) gets the user's profile (`memory_profile`). Else: does
+    the turn need the user's memory at all? A
     general question ("Who founded Tesla?") gets nothing by similarity, however close a stored
-    fact is ("The user drives a Tesla."); a turn about the user, or a request whose answer
-    depends on who asks, gets its nearest memories with the first at the lead floor. A turn in
-    another language is decided on its embedding (memoryapp.need); with an embedder that has no
-    weights for that, it gets its memories at the recall floor alone. Then,
-    whatever the turn, the user's standing instructions, ranked after the rest. The turn is
-    embedded once; its vector goes on to the write path, which needs the same one."""
+    fact is ("The user drives a Tesla."); any other turn gets the memories whose text or keys
+    clear the floor, a sensitive one only on its topic. Then, whatever the turn, the user's
+    standing instructions, ranked after the rest. The turn is embedded once; its vector goes on
+    to the write path, which needs the same one."""
     embedder = get_embedder()
     if not text or not text.strip():
         return TurnRead([], None, embedder.name)
     vector = embedder.embed([text])[0]
-    found = nearest_for_turn(user, text, vector, embedder.name, k=settings.MEMORY_RECALL_K)
-    seen = {item.memory.pk for item in found}
-    standing = [
+    standing = memory_standing(user=user, vector=vector, embedding_model=embedder.name)
+    if asks_for_profile(vector, embedder.name):
+        profile = memory_profile(user=user, vector=vector, embedding_model=embedder.name)
+        ranked = [
+            *(item for _, items in grouped(profile, key=lambda item: item.memory.text) for item in items),
+            *standing,
+        ]
+        return TurnRead(
+            [
+                Recalled(
+                    memory=item.memory,
+                    similarity=item.similarity,
+                    rank=i,
+                    standing=item.standing,
+                    profile=item.profile,
+                )
+                for i, item in enumerate(ranked, start=1)
+            ],
+            vector,
+            embedder.name,
+        )
+    instructions = {item.memory.pk for item in standing}
+    # a standing instruction goes after the rest, as one, even when it is also near the turn
+    found = [
         item
-        for item in memory_standing(user=user, vector=vector, embedding_model=embedder.name)
-        if item.memory.pk not in seen
+        for item in nearest_for_turn(user, text, vector, embedder.name, k=settings.MEMORY_RECALL_K)
+        if item.memory.pk not in instructions
     ]
     recalled = [
-        *found,
+        *(
+            Recalled(memory=item.memory, similarity=item.similarity, rank=i, matched_key=item.matched_key)
+            for i, item in enumerate(found, start=1)
+        ),
         *(
             Recalled(memory=item.memory, similarity=item.similarity, rank=len(found) + i, standing=True)
             for i, item in enumerate(standing, start=1)
@@ -230,9 +346,9 @@ SEARCH_K = 20
 
 
 def memory_search(*, user: AbstractBaseUser, probe: str, k: int = SEARCH_K) -> list[Recalled]:
-    """Semantic search over the user's own live memories: the read path of a turn that needs
-    memory (a search is always about the user's own), with its floors, without the decision."""
-    return recall(user, probe, k=k, needed=True)
+    """Semantic search over the user's own live memories: the read path's floors, without the
+    need decision (a search is always about the user's own)."""
+    return recall(user, probe, k=k)
 
 
 def evidence_for_turns(*, user: AbstractBaseUser, turn_ids: Sequence[int]):
@@ -273,13 +389,14 @@ class MemoryTrace:
     """A memory with its provenance: the one document the trace page, the API and the export show."""
 
     memory: Memory
+    keys: list[str]  # the needs it answers (memoryapp.keys)
     evidence: list  # every statement, first one first
     recalls: list  # every reply it was put into, newest first
     events: list  # corrections, deletes and restores, oldest first
 
 
 def _traced(user: AbstractBaseUser):
-    """The user's memories (live or deleted) with everything a trace shows, in four queries
+    """The user's memories (live or deleted) with everything a trace shows, in five queries
     however many memories: each prefetch names the owner too."""
     return (
         Memory.objects.filter(user=user)
@@ -299,6 +416,7 @@ def _traced(user: AbstractBaseUser):
                 .order_by("-created_at", "-id"),
             ),
             Prefetch("events", MemoryEvent.objects.filter(user=user).order_by("created_at", "id")),
+            Prefetch("keys", MemoryKey.objects.filter(user=user).defer("embedding").order_by("id")),
         )
     )
 
@@ -306,6 +424,9 @@ def _traced(user: AbstractBaseUser):
 def _trace(memory: Memory) -> MemoryTrace:
     return MemoryTrace(
         memory=memory,
+        keys=list(
+            dict.fromkeys(key.text for key in memory.keys.all() if key.embedding_model == memory.embedding_model)
+        ),
         evidence=list(memory.evidence.all()),
         recalls=list(memory.recalls.all()),
         events=list(memory.events.all()),

@@ -23,6 +23,10 @@ class MemorySerializer(serializers.Serializer):
     updated_at = serializers.DateTimeField()
     times_seen = serializers.IntegerField(help_text="How many turns stated this fact.")
     deleted_at = serializers.DateTimeField(allow_null=True, help_text="Set while the memory is deleted.")
+    sensitive = serializers.CharField(
+        help_text="Its special category (health, a child, religion, ...), or empty; a sensitive memory is given "
+        "only to a message on its topic."
+    )
     source = MemorySourceSerializer(source="*")
 
 
@@ -47,6 +51,10 @@ class MemoryRecallSerializer(serializers.Serializer):
     similarity = serializers.FloatField()
     rank = serializers.IntegerField()
     standing = serializers.BooleanField(help_text="Given as a standing instruction, whatever its similarity.")
+    matched_key = serializers.CharField(
+        help_text="The need of the memory's the message matched (see `answers`), or empty when its text did."
+    )
+    profile = serializers.BooleanField(help_text="Given because the message asked what is remembered about the user.")
     created_at = serializers.DateTimeField()
 
 
@@ -63,6 +71,9 @@ class MemoryTraceSerializer(serializers.Serializer):
     """A memory with its provenance: every statement, every reply it went into, every change."""
 
     memory = MemorySerializer()
+    answers = serializers.ListField(
+        child=serializers.CharField(), source="keys", help_text="The needs it is recalled for, besides its own words."
+    )
     evidence = MemoryEvidenceSerializer(many=True)
     recalled_in = MemoryRecallSerializer(many=True, source="recalls", help_text="Newest first.")
     history = MemoryEventSerializer(many=True, source="events", help_text="Oldest first.")

@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import logging
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import TYPE_CHECKING
 
 import numpy as np
 from django.conf import settings
 from django.contrib.admin.models import LogEntry
+from django.contrib.auth import get_user_model
 from django.contrib.contenttypes.models import ContentType
 from django.db import connection, transaction
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
@@ -24,8 +25,10 @@ from memoryapp import attribution, grammar, sensitive, smalltalk, thresholds, ti
 from memoryapp.embeddings import get_embedder, get_multilingual_embedder
 from memoryapp.extraction import clean_fact, declined, english_reading, extract_facts
 from memoryapp.hashing import content_hash
-from memoryapp.models import Memory, MemoryEvent, MemoryEvidence, MemoryRecall
+from memoryapp.keys import category_of, keyed, keys_of
+from memoryapp.models import Memory, MemoryEvent, MemoryEvidence, MemoryKey, MemoryRecall
 from memoryapp.slots import slot_of
+from memoryapp.wording import INSTRUCTION, as_said
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser
@@ -38,70 +41,11 @@ logger = logging.getLogger(__name__)
 # invented fact stays under 0.21 against every clause). Bounded to keep the batch small.
 _MAX_GATE_CLAUSES = 15
 
-# A standing instruction is stored as a fact about the user ("The user wants the assistant to
-# keep its answers short.") but said as an imperative ("Please keep your answers short from now
-# on."), and the rewording alone costs it the gate (0.17). It is also compared as said.
-_INSTRUCTION = re.compile(r"^the user wants the assistant (not )?to (.+?)\.?$", re.I)
-
-
-# Any other fact is compared in the first person too: "The user is 40 years old." scores 0.38
-# against "I'm 40 years old." and "I am 40 years old." scores far higher.
-_USER_VERB = re.compile(
-    r"^the user ((?:(?:always|never|often|usually|also|still|really|only|sometimes|mostly|rarely) )?)"
-    r"(\w+n't|\w+)\b(.*)$",
-    re.I | re.S,
-)
 # The first-person form shares the turn's wording whether or not the fact is true ("I am a
 # board-certified cardiologist" scores 0.54 against "I work as a nurse at St Thomas' Hospital"),
 # so it must clear the gate by this much more. On the suite, every margin from 0.10 to 0.35
 # keeps all 60 invented facts out and gains the same true ones; this is the middle.
 FIRST_PERSON_MARGIN = 0.22
-_FIRST_PERSON = {
-    "is": "am",
-    "isn't": "am not",
-    "was": "was",
-    "wasn't": "wasn't",
-    "has": "have",
-    "does": "do",
-    "doesn't": "don't",
-}
-
-
-def _first_person_verb(verb: str) -> str | None:
-    low = verb.lower()
-    if low in _FIRST_PERSON:
-        return _FIRST_PERSON[low]
-    if low.endswith("ies") and len(low) > 4:
-        return low[:-3] + "y"
-    if re.search(r"(ch|sh|ss|x|z|o)es$", low):
-        return low[:-2]
-    if low.endswith("s") and not low.endswith("ss"):
-        return low[:-1]
-    return None  # not a present-tense verb ("The user moved ...", "The user can ..."): left as is
-
-
-def as_said(fact: str) -> str | None:
-    """The fact as the user would have said it: an instruction as an imperative, any other fact
-    about the user in the first person; None when no rewording applies."""
-    match = _INSTRUCTION.match(fact)
-    if match:
-        said = re.sub(r"\bits\b", "your", match.group(2))
-        return f"Don't {said}." if match.group(1) else f"{said[0].upper()}{said[1:]}."
-    if fact[:11].lower() == "the user's ":
-        return "My " + fact[11:]
-    match = _USER_VERB.match(fact)
-    if not match:
-        return None
-    adverb, verb, rest = match.groups()
-    said_verb = _first_person_verb(verb)
-    if said_verb is None and (
-        re.fullmatch(r"\w+ed|can|can't|will|would|should|must", verb, re.I) or grammar.past_tense_verb(fact)
-    ):
-        said_verb = verb
-    if said_verb is None:
-        return None
-    rest = re.sub(r"\b(?:the user's|their)\b", "my", rest, flags=re.I)
-    return f"I {adverb}{said_verb}{rest}"
 
 
 @dataclass(frozen=True)
@@ -110,6 +54,8 @@ class GatedFact:
     similarity: float
     vector: np.ndarray
     rejected_because: str = ""
+    # the needs the fact answers (memoryapp.keys), embedded in the gate's batch
+    keys: dict[str, np.ndarray] = field(default_factory=dict)
 
 
 def gate_facts(
@@ -159,7 +105,9 @@ def gate_facts(
     sources = [content, *(part.text for part in parts)]
     worded = {i: text for i, fact in enumerate(facts) if (text := timewords.as_worded(fact, content, said_on)) != fact}
     said = {i: text for i, fact in enumerate(facts) if (text := as_said(worded.get(i, fact)))}
-    extra = [*facts, *worded.values(), *said.values()]
+    fact_keys = [keys_of(fact) for fact in facts]
+    key_texts = [key for keys in fact_keys for key in keys]
+    extra = [*facts, *worded.values(), *said.values(), *key_texts]
     if content_vector is not None:
         vectors = embedder.embed([*sources[1:], *extra])
         vectors = np.vstack([np.asarray(content_vector, dtype=vectors.dtype)[None, :], vectors])
@@ -169,7 +117,10 @@ def gate_facts(
     after = len(sources) + len(facts)
     fact_vectors = vectors[len(sources) : after]
     worded_vectors = dict(zip(worded, vectors[after : after + len(worded)], strict=True))
-    said_vectors = dict(zip(said, vectors[after + len(worded) :], strict=True))
+    after_said = after + len(worded) + len(said)
+    said_vectors = dict(zip(said, vectors[after + len(worded) : after_said], strict=True))
+    key_vectors = iter(vectors[after_said:])
+    keyed = [{key: next(key_vectors) for key in keys} for keys in fact_keys]
     gate = thresholds.write_gate(embedder.name)
     kept: list[GatedFact] = []
     rejected: list[GatedFact] = []
@@ -193,7 +144,7 @@ def gate_facts(
         if i in worded_vectors:
             similarities = np.maximum(similarities, source_vectors @ worded_vectors[i])
         if i in said_vectors:
-            margin = 0.0 if _INSTRUCTION.match(text) else FIRST_PERSON_MARGIN
+            margin = 0.0 if INSTRUCTION.match(text) else FIRST_PERSON_MARGIN
             similarities = np.maximum(similarities, source_vectors @ said_vectors[i] - margin)
         similarity = float(np.max(similarities))
         if across is not None:
@@ -228,7 +179,7 @@ def gate_facts(
             or grammar.unsaid_name(text, told)
             or grammar.reversed_comparison(text, told)
         )
-        (rejected if reason else kept).append(GatedFact(text, similarity, vector, reason or ""))
+        (rejected if reason else kept).append(GatedFact(text, similarity, vector, reason or "", keyed[i]))
     return embedder.name, kept, rejected
 
 
@@ -272,7 +223,7 @@ def _asked_once(fact: str, content: str) -> str | None:
     """A model words a one-off request as a standing instruction ("Che ore sono a New York?" ->
     "The user wants the assistant to tell the current time in New York."): an instruction fact
     from a turn that only asks is refused."""
-    if _INSTRUCTION.match(fact) and grammar.only_asks(content):
+    if INSTRUCTION.match(fact) and grammar.only_asks(content):
         return "the fact makes a question asked once a standing instruction"
     return None
 
@@ -332,9 +283,9 @@ def _across_languages(content: str, facts: list[str], clauses: list[str]) -> _Ac
 
 _UPSERT_MEMORY = f"""
     INSERT INTO {Memory._meta.db_table}
-        (user_id, text, embedding, embedding_model, content_hash, slot, source_conversation_id,
+        (user_id, text, embedding, embedding_model, content_hash, slot, sensitive, source_conversation_id,
          source_turn_id, times_seen, created_at, last_seen, updated_at)
-    VALUES (%s, %s, %s::vector, %s, %s, %s, %s, %s, 1, statement_timestamp(), statement_timestamp(),
+    VALUES (%s, %s, %s::vector, %s, %s, %s, %s, %s, %s, 1, statement_timestamp(), statement_timestamp(),
             statement_timestamp())
     ON CONFLICT (user_id, content_hash) WHERE deleted_at IS NULL
     DO UPDATE SET embedding = EXCLUDED.embedding,
@@ -444,11 +395,13 @@ def store_facts(user: AbstractBaseUser, turn: Turn, kept: list[GatedFact], *, mo
                         model_name,
                         content_hash(fact.text),
                         slot_of(fact.text),
+                        category_of(fact.text),
                         turn.conversation_id,
                         turn.pk,
                     ],
                 )
                 memory_id, created = cursor.fetchone()
+            _write_keys(cursor, user=user, memory_id=memory_id, model_name=model_name, known=fact.keys)
             cursor.execute(
                 _INSERT_EVIDENCE,
                 [memory_id, user.pk, turn.conversation_id, turn.pk, created, fact.similarity],
@@ -460,6 +413,51 @@ def store_facts(user: AbstractBaseUser, turn: Turn, kept: list[GatedFact], *, mo
 
 
 _WRITE_LOCK = 0x6D656D  # advisory-lock namespace of the memory write path ("mem")
+
+_MEMORY_TEXT = f"SELECT text, keys_model FROM {Memory._meta.db_table} WHERE id = %s AND user_id = %s"
+_KEYS_OF = f"SELECT text FROM {MemoryKey._meta.db_table} WHERE memory_id = %s AND user_id = %s AND embedding_model = %s"
+_DROP_KEYS = f"""
+    DELETE FROM {MemoryKey._meta.db_table}
+    WHERE memory_id = %s AND user_id = %s AND NOT (embedding_model = %s AND text = ANY(%s::text[]))
+"""
+_INSERT_KEY = f"""
+    INSERT INTO {MemoryKey._meta.db_table} (memory_id, user_id, text, kind, embedding, embedding_model, created_at)
+    VALUES (%s, %s, %s, %s, %s::vector, %s, statement_timestamp())
+    ON CONFLICT (memory_id, embedding_model, text) DO NOTHING
+"""
+_KEYED = f"UPDATE {Memory._meta.db_table} SET keys_model = %s WHERE id = %s AND user_id = %s"
+
+
+def _write_keys(
+    cursor, *, user: AbstractBaseUser, memory_id: int, model_name: str, known: dict[str, np.ndarray] | None = None
+) -> None:
+    """Give a memory the keys of its current text under `model_name` (memoryapp.keys), and only
+    those: keys of an older wording or another model go. `known` holds keys already embedded
+    (the gate's batch); any other is embedded here, all in one call. Runs in the caller's
+    transaction, so a memory and its keys change together."""
+    cursor.execute(_MEMORY_TEXT, [memory_id, user.pk])
+    text, keys_model = cursor.fetchone()
+    kinds = dict(keyed(text))
+    wanted = list(kinds)
+    cursor.execute(_KEYS_OF, [memory_id, user.pk, model_name])
+    have = {row[0] for row in cursor.fetchall()}
+    if keys_model == model_name and have == set(wanted):
+        return
+    cursor.execute(_DROP_KEYS, [memory_id, user.pk, model_name, wanted])
+    known = dict(known or {})
+    missing = [key for key in wanted if key not in have and key not in known]
+    if missing:
+        known.update(zip(missing, get_embedder().embed(missing), strict=True))
+    cursor.executemany(
+        _INSERT_KEY,
+        [
+            (memory_id, user.pk, key, kinds[key], Vector(known[key]).to_text(), model_name)
+            for key in wanted
+            if key not in have
+        ],
+    )
+    cursor.execute(_KEYED, [model_name, memory_id, user.pk])
+
 
 _NEAREST_OTHER = f"""
     SELECT id, text, 1 - (embedding <=> %s::vector)
@@ -520,7 +518,7 @@ def _paraphrased_memory(
 
 _EXTEND = f"""
     UPDATE {Memory._meta.db_table} m
-    SET text = %s, content_hash = %s, slot = %s, embedding = %s::vector, embedding_model = %s,
+    SET text = %s, content_hash = %s, slot = %s, sensitive = %s, embedding = %s::vector, embedding_model = %s,
         last_seen = statement_timestamp(), updated_at = statement_timestamp()
     WHERE m.id = %s AND m.user_id = %s
       AND NOT EXISTS (SELECT 1 FROM {Memory._meta.db_table} o
@@ -540,7 +538,18 @@ def _extend(
     new_hash = content_hash(fact)
     cursor.execute(
         _EXTEND,
-        [fact, new_hash, slot_of(fact), vector, model_name, memory_id, user.pk, new_hash, MemoryEvent.Action.CORRECTED],
+        [
+            fact,
+            new_hash,
+            slot_of(fact),
+            category_of(fact),
+            vector,
+            model_name,
+            memory_id,
+            user.pk,
+            new_hash,
+            MemoryEvent.Action.CORRECTED,
+        ],
     )
     if cursor.rowcount != 1:
         return False
@@ -655,7 +664,9 @@ def memory_correct(
     if cleaned is None:
         raise ValueError(f"A memory must be 1 to {settings.MEMORY_MAX_FACT_CHARS} characters of text.")
     embedder = get_embedder()
-    vector = embedder.embed([cleaned])[0]  # before the transaction: no lock held across the model call
+    keys = keys_of(cleaned)
+    # before the transaction: no lock held across the model call
+    vector, *key_vectors = embedder.embed([cleaned, *keys])
     new_hash = content_hash(cleaned)
     with transaction.atomic():
         memory = _live_or_404(user, memory_id)
@@ -670,10 +681,19 @@ def memory_correct(
             text=cleaned,
             content_hash=new_hash,
             slot=slot_of(cleaned),
+            sensitive=category_of(cleaned),
             embedding=vector.tolist(),
             embedding_model=embedder.name,
             updated_at=timezone.now(),
         )
+        with connection.cursor() as cursor:
+            _write_keys(
+                cursor,
+                user=user,
+                memory_id=memory.pk,
+                model_name=embedder.name,
+                known=dict(zip(keys, key_vectors, strict=True)),
+            )
         MemoryEvent.objects.create(
             memory=memory,
             user=user,
@@ -737,6 +757,8 @@ def recall_log(*, user: AbstractBaseUser, probe_turn: Turn, reply_turn: Turn, re
                 similarity=item.similarity,
                 rank=item.rank,
                 standing=item.standing,
+                matched_key=item.matched_key,
+                profile=item.profile,
             )
             for item in recalled
             if item.memory.user_id == user.pk
@@ -763,38 +785,51 @@ def memory_purge_deleted(*, older_than: timedelta) -> dict[str, int]:
 
 _REEMBED = f"""
     UPDATE {Memory._meta.db_table} SET embedding = %s::vector, embedding_model = %s
-    WHERE id = %s AND user_id = %s AND text = %s AND embedding_model <> %s
+    WHERE id = %s AND user_id = %s AND text = %s
 """
 
 
+def _pending(model: str) -> QuerySet[Memory]:
+    """Memories, live or deleted (a deleted one may be restored), whose vector or keys are not
+    yet of `model`."""
+    return Memory.objects.filter(~Q(embedding_model=model) | ~Q(keys_model=model))
+
+
 def memory_reembed_batch(*, after_id: int = 0, user_id: int | None = None, batch_size: int = 256) -> tuple[int, int]:
-    """Move one batch of memories, live or deleted (a deleted one may be restored), to the
-    configured embedding model, in id order after `after_id`: embed the texts in one call, then
-    update the rows in one transaction. Returns (rows updated, last id seen; 0 when none are left).
+    """Move one batch of memories to the configured embedding model, in id order after
+    `after_id`: embed their texts and keys (memoryapp.keys) in one call, then update the rows
+    and their keys in one transaction. Returns (rows updated, last id seen; 0 when none are left).
 
     Recall compares only vectors of one model, so a memory is found under the new model as
     soon as its batch commits, and a run stopped anywhere resumes where it stopped. A row whose
-    text changed meanwhile (a correction re-embeds it itself) is left as it is.
+    text changed meanwhile (a correction re-embeds it itself) is left as it is. Memories stored
+    before keys existed get theirs the same way.
     """
     embedder = get_embedder()
-    pending = Memory.objects.exclude(embedding_model=embedder.name).filter(id__gt=after_id)
+    pending = _pending(embedder.name).filter(id__gt=after_id)
     if user_id is not None:
         pending = pending.filter(user_id=user_id)
-    rows = list(pending.order_by("id").values_list("id", "user_id", "text")[:batch_size])
+    rows = list(pending.order_by("id").values_list("id", "user_id", "text", "embedding_model")[:batch_size])
     if not rows:
         return 0, 0
-    vectors = embedder.embed([text for _, _, text in rows])
-    params = [
-        (Vector(vector).to_text(), embedder.name, pk, owner, text, embedder.name)
-        for (pk, owner, text), vector in zip(rows, vectors, strict=True)
-    ]
+    keys = [keys_of(text) for _, _, text, _ in rows]
+    vectors = iter(embedder.embed([*(text for _, _, text, _ in rows), *(key for ks in keys for key in ks)]))
+    text_vectors = [next(vectors) for _ in rows]
+    updated = 0
+    owners = {owner: get_user_model()(pk=owner) for _, owner, _, _ in rows}
     with transaction.atomic(), connection.cursor() as cursor:
-        cursor.executemany(_REEMBED, params)
-        updated = cursor.rowcount
-    return max(updated, 0), rows[-1][0]
+        for (pk, owner, text, model), vector, memory_keys in zip(rows, text_vectors, keys, strict=True):
+            known = {key: next(vectors) for key in memory_keys}
+            if model != embedder.name:
+                cursor.execute(_REEMBED, [Vector(vector).to_text(), embedder.name, pk, owner, text])
+                if cursor.rowcount != 1:
+                    continue
+            _write_keys(cursor, user=owners[owner], memory_id=pk, model_name=embedder.name, known=known)
+            updated += 1
+    return updated, rows[-1][0]
 
 
 def memory_reembed_pending(*, user_id: int | None = None) -> int:
     """How many memories are embedded by another model than the configured one."""
-    pending = Memory.objects.exclude(embedding_model=get_embedder().name)
+    pending = _pending(get_embedder().name)
     return (pending.filter(user_id=user_id) if user_id is not None else pending).count()

@@ -1,4 +1,4 @@
-"""The write gate and recall floor for the embedding model in use."""
+"""The write gate and the recall floors for the embedding model in use."""
 
 from __future__ import annotations
 
@@ -6,12 +6,12 @@ from django.conf import settings
 
 
 def _for_model(model: str, key: str, override: float | None = None) -> float:
-    """The model's calibrated value, an unknown model the conservative default; the
-    environment (parsed at start-up) overrides either."""
+    """The model's calibrated value, an unknown model (or a value its entry leaves out) the
+    conservative default; the environment (parsed at start-up) overrides either."""
     if override is not None:
         return override
     table = settings.MEMORY_THRESHOLDS
-    return float(table.get(model, table["default"])[key])
+    return float(table.get(model, {}).get(key, table["default"][key]))
 
 
 def write_gate(model: str) -> float:
@@ -24,10 +24,28 @@ def recall_floor(model: str) -> float:
     return _for_model(model, "recall_floor", settings.MEMORY_RECALL_FLOOR)
 
 
-def lead_floor(model: str) -> float:
-    """Minimum similarity of the nearest memory to a turn known to need the user's memory
-    (memoryapp.need.turn_need); never above the recall floor."""
-    return min(_for_model(model, "lead_floor"), recall_floor(model))
+def sensitive_floor(model: str) -> float:
+    """Minimum similarity of a sensitive memory's text to the turn when none of its keys clears
+    the recall floor (memoryapp.selectors); never under the recall floor."""
+    return max(_for_model(model, "sensitive_floor"), recall_floor(model))
+
+
+def recall_gap(model: str) -> float:
+    """How far under the first memory given another may score and still be given."""
+    return _for_model(model, "recall_gap")
+
+
+def key_offset(model: str) -> float:
+    """How much less a memory's key counts than its text, in similarity: a key is a question or
+    a request, and shares that form with every turn that asks anything (memoryapp.keys)."""
+    return _for_model(model, "key_offset")
+
+
+def question_offset(model: str) -> float:
+    """How much less the fact asked as a question counts than the fact as written: it shares the
+    form of a question about the user with every such question ("Do I like black coffee?" meets
+    "How can I get red wine out of a carpet?" at 0.33)."""
+    return _for_model(model, "question_offset")
 
 
 def paraphrase(model: str) -> float:

@@ -7,6 +7,7 @@ app_name = "memoryapp"
 urlpatterns = [
     path("", views.memory_list_view, name="memory_list"),
     path("export/", views.memory_export_view, name="memory_export"),
+    path("about-me/", views.memory_profile_view, name="memory_profile"),
     path("forget-all/", views.memory_forget_all_view, name="memory_forget_all"),
     path("<int:memory_id>/", views.memory_detail, name="memory_detail"),
     path("<int:memory_id>/edit/", views.memory_edit, name="memory_edit"),

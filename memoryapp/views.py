@@ -13,7 +13,15 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from core.llm import ModelUnavailable
 from core.ratelimit import by_user, rate_limited
 from memoryapp.forms import ForgetAllForm, MemoryTextForm
-from memoryapp.selectors import memory_export, memory_get, memory_list, memory_search, memory_trace
+from memoryapp.selectors import (
+    PROFILE_MAX,
+    memory_export,
+    memory_get,
+    memory_groups,
+    memory_list,
+    memory_search,
+    memory_trace,
+)
 from memoryapp.services import (
     MemoryConflict,
     UndoExpired,
@@ -25,6 +33,7 @@ from memoryapp.services import (
 
 LIST = "memoryapp/memory_list.html"
 DETAIL = "memoryapp/memory_detail.html"
+PROFILE = "memoryapp/memory_profile.html"
 PAGE_SIZE = 25
 
 
@@ -51,6 +60,15 @@ def memory_list_view(request: HttpRequest) -> HttpResponse:
         )
     template = f"{LIST}#memory-rows" if request.htmx and not request.htmx.boosted else LIST
     return render(request, template, context)
+
+
+@login_required
+@require_GET
+def memory_profile_view(request: HttpRequest) -> HttpResponse:
+    """The user's memories by kind: what a chat gets when asked "What do you know about me?"."""
+    groups = memory_groups(user=request.user)
+    count = sum(len(memories) for _, memories in groups)
+    return render(request, PROFILE, {"groups": groups, "capped": count > PROFILE_MAX, "cap": PROFILE_MAX})
 
 
 @login_required

@@ -9,7 +9,6 @@ answer "which turn did this come from?" and "who else was shown it?".
 import pytest
 from django.contrib.postgres.aggregates import ArrayAgg
 from django.urls import reverse
-from pgvector.django import CosineDistance
 
 from chat.models import Turn
 from chat.services import chat_reply, chat_user_turn, conversation_create
@@ -80,13 +79,10 @@ def test_alvarez_incident_is_traced_and_never_reaches_another_user(
         _chat(bob, bobs_chat, "Good morning! What's my name?", fake_llm, reply="You are Sam.").reply,
     ]
 
-    # Alice's memory is close enough to Bob's greeting to clear the recall floor: only the
-    # owner predicate in recall keeps it out of his replies.
-    probe = get_embedder().embed([GREETING])[0].tolist()
-    distance = (
-        Memory.objects.annotate(d=CosineDistance("embedding", probe)).values_list("d", flat=True).get(pk=alvarez.pk)
-    )
-    assert 1 - distance >= recall_floor(alvarez.embedding_model)
+    # Alice's memory is close enough to Bob's greeting to clear the recall floor (it does for
+    # Alice's own, scored the same way): only the owner predicate in recall keeps it out of his replies.
+    (scored,) = [r for r in recall(alice, GREETING) if r.memory.pk == alvarez.pk]
+    assert scored.similarity >= recall_floor(alvarez.embedding_model)
     assert not MemoryRecall.objects.filter(reply_turn__in=bob_replies).exclude(memory__user=bob).exists()
     assert MemoryRecall.objects.filter(reply_turn__in=bob_replies, memory__text="The user's name is Sam.").exists()
     assert ALVAREZ not in [r.memory.text for r in recall(bob, GREETING)]

@@ -53,7 +53,9 @@ def test_recall_matches_brute_force_for_regular_users(smoke, seeded):
     assert result.exact_nearest == 1.0
     assert result.exact_recall == 1.0
     assert {p.user_index for p in result.probe_set} <= set(range(smoke.users))
-    assert "Index Scan" in result.explain and "512 floats" in result.explain
+    # the user's memories and their keys are each read through an index on the owner
+    assert "Index Scan using memoryapp_memory_user" in result.explain
+    assert "Index Scan using memoryapp_memorykey_user" in result.explain
 
 
 def test_recall_matches_brute_force_for_the_heavy_user(smoke, seeded):

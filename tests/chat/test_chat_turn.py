@@ -12,7 +12,6 @@ from chat.prompting import MEMORY_NOTE_HEADER, STANDING_NOTE_HEADER, SUMMARY_HEA
 from chat.services import chat_reply, chat_user_turn, conversation_create, memory_write_enqueue
 from memoryapp.embeddings import get_embedder
 from memoryapp.models import Memory, MemoryEvidence, MemoryRecall
-from memoryapp.selectors import recall
 from memoryapp.services import remember
 from tests.factories import user_turn
 
@@ -56,10 +55,12 @@ def test_a_general_question_is_answered_without_the_users_memories(alice):
     outcome = say(alice, conversation_create(user=alice), "How cold does Montreal get in winter?")
     assert outcome.error is None and outcome.recalled == []
     assert not MemoryRecall.objects.filter(user=alice).exists()
-    # A turn about the user: its nearest memory passes at the lead floor, under the recall floor.
-    assert recall(alice, "What is my job?") == []
+    # A turn about the user: the fact is far from the question, but the question is one of its keys.
     outcome = say(alice, conversation_create(user=alice), "What is my job?")
-    assert [r.memory.text for r in outcome.recalled] == ["The user is a pediatric nurse."]
+    assert [(r.memory.text, r.matched_key) for r in outcome.recalled] == [
+        ("The user is a pediatric nurse.", "What is my job?"),
+        ("The user works in Montreal.", "What is my job?"),  # where they work: the job's place
+    ]
 
 
 def test_a_standing_instruction_goes_with_every_reply_and_is_logged(alice, fake_llm):
@@ -89,6 +90,7 @@ def test_a_standing_instruction_goes_with_every_reply_and_is_logged(alice, fake_
     outcome = say(alice, conversation_create(user=alice), "What is my job?")
     assert [(r.memory.text, r.standing) for r in outcome.recalled] == [
         ("The user is a pediatric nurse.", False),
+        ("The user works in Montreal.", False),
         ("The user wants the assistant to always use British spelling.", True),
     ]
 

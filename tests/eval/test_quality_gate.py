@@ -20,7 +20,7 @@ from django.test import override_settings
 from eval.calibration import calibrate
 from eval.quality import USERNAME_PREFIX, run_suite
 from eval.suite import CHATS, UNSEEN, load_suite
-from memoryapp.thresholds import lead_floor, recall_floor, write_gate
+from memoryapp.thresholds import recall_floor, recall_gap, sensitive_floor, write_gate
 
 OFFLINE = {
     "OPENAI_BASE_URL": None,
@@ -136,86 +136,85 @@ def test_false_memories_stay_rare(report):
 
 @pytest.mark.django_db
 def test_the_offline_default_remembers_and_recalls_most_of_the_suite(report):
-    # Floors just under the measured figures (README "Memory quality"): a regression alarm.
-    # Precision is 0.813 since the recall floor went from 0.19 to the 0.14 the calibration picks
-    # once turns in other languages are decided before the floor (memoryapp/need.py): the floor
-    # no longer has to keep memories out of turns that need none, only trims the tail.
-    # Write recall is 0.864: of the 6 facts of the Russian and Portuguese two-clause turns
-    # (`dmitri`, `luana`) the offline patterns find 1, of the 9 facts of the Turkish, Polish
-    # and Korean users (`aylin`, `marta`, `minjun`, cases for the model's English reading) none,
-    # and of the 6 of `rosa`'s jobs in a place 3 (not the Spanish turn's 2, nor the place of the
-    # job the parse words with its aside); it was 0.965 without them.
+    # Floors just under the measured figures (docs/read-path.md): a regression alarm. Write
+    # recall is 0.845: the offline patterns find none of the Turkish, Polish and Korean users'
+    # facts (cases for the model's English reading), and few of the sensitive users'. Read
+    # recall 0.833, precision 0.882, right memory first 0.847 (the figure the floor is chosen
+    # by); no general question, how-to question or statement given a memory, and no sensitive
+    # memory given off its topic.
     assert report.write_precision >= 0.95
-    assert report.write_recall >= 0.86
-    assert report.read_recall >= 0.92
-    assert report.read_precision >= 0.80
-    assert report.right_first >= 0.92
-    assert report.injection_rate <= 0.05
+    assert report.write_recall >= 0.84
+    assert report.read_recall >= 0.83
+    assert report.read_precision >= 0.88
+    assert report.right_first >= 0.84
+    assert report.injection_rate == 0, report.injected
+    assert report.statements_clean == 1.0
+    assert report.sensitive_off_topic == 0, report.sensitive_given
 
 
 @pytest.mark.django_db
 def test_the_unseen_set_holds_its_floors(unseen):
     # Floors just under the figures measured with the grammar extractor and the multilingual
-    # embedder (README "Memory quality", "The embedder"): 0.441 write recall, 0.982 precision,
-    # 0 false memories (0/57), 0.957 invented rejected (0.761 before the gate read requests,
-    # pleasantries, quotations, raised claims and relations in other languages), 18/18
-    # misattributed rejected (12/18 before), 0.415 right first, 0.439 read recall, 0/34
-    # injected (0.600 read precision, 0.675 with the recall floor at 0.19). all-MiniLM-L6-v2 gave
-    # 0.354 right first and 1/34 injected on the same memories. Before the set's optional facts
-    # (eval/README.md, "Adjudication"): 0.879 precision, 0.103 false memories.
+    # embedder (docs/read-path.md): 0.437 write recall, 1.000 precision, 0 false memories, every
+    # invented and misattributed fact rejected; 0.319 right first, 0.356 read recall, 1/54 given
+    # a memory though they need none, 17/18 first-person statements given nothing. Right first
+    # is low because the offline extractor writes 35 of the 73 facts the probes need.
     assert unseen.leaked == 0 and unseen.twins == 0
     assert unseen.write_recall >= 0.43
     assert unseen.write_precision >= 0.97
     assert unseen.false_memory_rate <= 0.02
     assert unseen.invented_rejection >= 0.95
     assert unseen.misattributed_rejection >= 0.94
-    assert unseen.right_first >= 0.40
-    assert unseen.read_recall >= 0.43
-    assert unseen.injection_rate <= 0.03
+    assert unseen.right_first >= 0.31
+    assert unseen.read_recall >= 0.35
+    assert unseen.injection_rate <= 0.02, unseen.injected
+    assert unseen.statements_clean >= 0.94
+    assert unseen.sensitive_off_topic <= 1, unseen.sensitive_given
 
 
 @pytest.mark.django_db
 def test_the_chat_set_holds_its_floors(chats):
-    # Floors just under the figures measured offline (README "Memory quality"): 0.387 write
-    # recall, 1.000 precision, 0 false memories (0/25), 0.941 invented rejected, 13/14 misattributed
-    # rejected (10/14 before the gate read relations in other languages), 0.381 right first,
-    # 0.372 read recall, 1/11 injected (before the set's optional facts: 0.828 precision, 0.172
-    # false memories). When the set was written: 0.371, 0.793, 0.207, 0.941, 0.357, 0.349.
-    # Since the tortoise named in passing is kept ("Gus, my tortoise, ..."): 0.419 write recall
-    # and 2/11 injected, the second "How do I clean a cast iron pan?" getting that memory at 0.064,
-    # over the lead floor a question in the first person is given.
+    # Floors just under the figures measured offline (docs/read-path.md): 0.455 write recall,
+    # 1.000 precision, 0 false memories, every invented and misattributed fact rejected; 0.364
+    # right first, 0.378 read recall, 0/26 injected, 14/14 statements given nothing.
     assert chats.leaked == 0 and chats.twins == 0
     assert chats.write_recall >= 0.38
     assert chats.write_precision >= 0.97
     assert chats.false_memory_rate <= 0.04
     assert chats.invented_rejection >= 0.94
     assert chats.misattributed_rejection >= 0.92
-    assert chats.right_first >= 0.37
-    assert chats.read_recall >= 0.36
-    assert chats.injection_rate <= 0.19
+    assert chats.right_first >= 0.36
+    assert chats.read_recall >= 0.37
+    assert chats.injection_rate == 0, chats.injected
+    assert chats.statements_clean == 1.0
+    assert chats.sensitive_off_topic == 0, chats.sensitive_given
 
 
 @pytest.mark.django_db
 def test_the_read_path_alone_holds_its_floors_on_the_unseen_set(unseen_read_alone):
     report = unseen_read_alone
     # Every fact a probe expects was stored, so whatever is missed is the read path's miss.
-    assert report.expected_recallable == report.expected_recalls == 66
+    assert report.expected_recallable == report.expected_recalls == 73
     assert report.live_memories == 0 and report.stored == 0  # no write figures on a labelled store
     assert [row[0] for row in report.rows()] == [
         "read recall@5",
         "read precision@5",
         "right memory first",
         "no-memory probes injected",
+        "no-memory statements given nothing",
+        "sensitive memories off topic",
         "cross-user leakage",
     ]
-    # Floors just under the figures measured (README "Memory quality", "The embedder"): 0.831
-    # right first, 0.879 read recall, 0/34 injected. Before turns in other languages were decided
-    # on their embedding (memoryapp/need.py), with the recall floor at 0.19: 0.785, 0.788 and
-    # 4/34, all four in other languages.
+    # Floors just under the figures measured (docs/read-path.md): 0.736 right first, 0.795 read
+    # recall, 0/54 injected, 18/18 statements given nothing, 3 sensitive memories given to a
+    # probe that does not expect them. Before keys (with the lead floor), on the same cases:
+    # 0.819, 0.863, 17/54, 1/18, 7.
     assert report.leaked == 0
-    assert report.right_first >= 0.82
-    assert report.read_recall >= 0.86
-    assert report.injection_rate <= 0.03
+    assert report.right_first >= 0.73
+    assert report.read_recall >= 0.79
+    assert report.injection_rate == 0, report.injected
+    assert report.statements_clean == 1.0
+    assert report.sensitive_off_topic <= 3, report.sensitive_given
 
 
 @pytest.mark.django_db
@@ -226,23 +225,33 @@ def test_the_unseen_set_is_reported_by_kind_and_language(unseen):
     assert sum(g["nothing_turns"] for g in by_kind.values()) == sum(
         not t.facts for u in load_suite(UNSEEN).users for t in u.turns
     )
-    assert set(unseen.by("kind", turns=False)) == {"direct", "indirect", "instruction", "null", "null-shared-word"}
+    assert set(unseen.by("kind", turns=False)) == {
+        "direct",
+        "indirect",
+        "instruction",
+        "null",
+        "null-shared-word",
+        "sensitive",
+        "statement",
+    }
 
 
 @pytest.mark.django_db
 def test_settings_hold_the_calibrated_thresholds_for_the_local_model(report):
     calibration = calibrate(report)
     model = "use-multilingual-v3"
-    assert (report.embedding_model, report.write_gate, report.recall_floor, report.lead_floor) == (
-        model,
-        write_gate(model),
-        recall_floor(model),
-        lead_floor(model),
-    )
-    assert (calibration.gate, calibration.floor, calibration.lead) == (
+    assert (
+        report.embedding_model,
         report.write_gate,
         report.recall_floor,
-        report.lead_floor,
+        report.sensitive_floor,
+        report.recall_gap,
+    ) == (model, write_gate(model), recall_floor(model), sensitive_floor(model), recall_gap(model))
+    assert (calibration.gate, calibration.floor, calibration.sensitive, calibration.gap) == (
+        report.write_gate,
+        report.recall_floor,
+        report.sensitive_floor,
+        report.recall_gap,
     ), "run `manage.py evaluate_memory --calibrate` and update MEMORY_THRESHOLDS"
 
 

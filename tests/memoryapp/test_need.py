@@ -8,7 +8,7 @@ import pytest
 
 from eval.need import fit_suite
 from eval.suite import load_suite
-from memoryapp import grammar
+from memoryapp import need
 from memoryapp.embeddings import get_embedder
 from memoryapp.need import score, turn_need, weights_path
 from memoryapp.selectors import recall_for_turn
@@ -39,26 +39,26 @@ def _need(text: str) -> str:
 
 @pytest.mark.parametrize("text", NEEDS)
 def test_a_turn_about_the_user_in_another_language_needs_memory(text):
-    assert grammar.memory_need(text) == grammar.UNDECIDED
-    assert _need(text) == grammar.NEEDED
+    assert need.memory_need(text) == need.UNDECIDED
+    assert _need(text) == need.NEEDED
 
 
 @pytest.mark.parametrize("text", GENERAL)
 def test_a_general_question_in_another_language_does_not(text):
-    assert grammar.memory_need(text) == grammar.UNDECIDED
-    assert _need(text) == grammar.NOT_NEEDED
+    assert need.memory_need(text) == need.UNDECIDED
+    assert _need(text) == need.NOT_NEEDED
 
 
 def test_an_english_turn_keeps_the_parsers_decision():
     for text in ["Who founded Tesla?", "What car do I drive?"]:
         embedder = get_embedder()
-        assert turn_need(text, embedder.embed([text])[0], embedder.name) == grammar.memory_need(text)
+        assert turn_need(text, embedder.embed([text])[0], embedder.name) == need.memory_need(text)
 
 
 def test_an_embedder_without_weights_leaves_the_turn_undecided():
     vector = np.ones(384, dtype=np.float32) / np.sqrt(384)
     assert score(vector, "all-MiniLM-L6-v2") is None
-    assert turn_need("¿Cuántos hijos tengo?", vector, "all-MiniLM-L6-v2") == grammar.UNDECIDED
+    assert turn_need("¿Cuántos hijos tengo?", vector, "all-MiniLM-L6-v2") == need.UNDECIDED
     assert weights_path("../../settings") is None and weights_path("text-embedding-3-small") is not None
 
 

@@ -40,7 +40,7 @@ def standup_store(alice, fake_llm):
 def test_only_the_standup_memory_is_recalled(alice, standup_store):
     recalled = recall(alice, STANDUP_PROBE)
     assert [(r.memory.pk, r.rank) for r in recalled] == [(standup_store["standup"].pk, 1)]
-    assert recall_floor(get_embedder().name) + 0.1 < recalled[0].similarity <= 1.0  # well clear of the floor
+    assert recall_floor(get_embedder().name) + 0.05 < recalled[0].similarity <= 1.0  # clear of the floor
 
 
 def test_top_k_alone_returns_every_row_and_the_floor_removes_the_unrelated(alice, standup_store):

@@ -41,6 +41,7 @@ READ_COLUMNS = [
     ("no floor", "right_first_unfloored", "{:.2f}"),
     ("null probes", "null_probes", "{}"),
     ("recalled anyway", "null_probes_injected", "{}"),
+    ("sensitive off topic", "sensitive_off_topic", "{}"),
 ]
 
 
@@ -129,7 +130,8 @@ class Command(BaseCommand):
                 data["recommended"] = {
                     "write_gate": calibration.gate,
                     "recall_floor": calibration.floor,
-                    "lead_floor": calibration.lead,
+                    "sensitive_floor": calibration.sensitive,
+                    "recall_gap": calibration.gap,
                 }
             self.stdout.write(json.dumps(data, indent=2))
         else:
@@ -218,7 +220,7 @@ class Command(BaseCommand):
         self.stdout.write(
             f"embeddings {first.embedding_model}, extraction {first.extractor}, "
             f"write gate {first.write_gate:.2f}, recall floor {first.recall_floor:.2f}, "
-            f"lead floor {first.lead_floor:.2f}, k {first.k}"
+            f"sensitive floor {first.sensitive_floor:.2f}, k {first.k}"
         )
         for name, report in reports.items():
             self.stdout.write(
@@ -258,6 +260,7 @@ class Command(BaseCommand):
             ("Facts stored twice (twins)", report.twin_texts),
             ("Invented facts the gate let through", report.invented_accepted),
             ("No-memory probes that got a memory", report.injected),
+            ("Sensitive memories given off topic", report.sensitive_given),
             ("Turns the extractor failed on", report.failure_texts),
         ]
 
@@ -282,18 +285,20 @@ class Command(BaseCommand):
             f"recall@{report.k} {floor.recall:.3f}, precision {floor.precision:.3f}, "
             f"no-memory probes injected {floor.injection:.3f}"
         )
-        lead = calibration.point_at_lead(calibration.lead)
+        sensitive = calibration.point_at_sensitive(calibration.sensitive)
         self.stdout.write(
-            f"  lead floor   {calibration.lead:.2f}  (now {report.lead_floor:.2f}): "
-            f"right memory first {lead.right_first:.3f} ({calibration.lead_sweep[0].right_first:.3f} at the floor), "
-            f"wrong first {lead.wrong_first}, no-memory probes injected {lead.injected}"
+            f"  sensitive floor {calibration.sensitive:.2f}  (now {report.sensitive_floor:.2f}): "
+            f"sensitive memories given on their topic {sensitive.on_topic}, off it {sensitive.off_topic}"
         )
-        self.stdout.write("  lead sweep (right first / wrong first / injected):")
-        for point in calibration.lead_sweep:
-            if round(point.lead * 100) % 5 == 0:
-                self.stdout.write(
-                    f"    {point.lead:5.2f}   {point.right_first:.3f} / {point.wrong_first} / {point.injected}"
-                )
+        gap = calibration.point_at_gap(calibration.gap)
+        self.stdout.write(
+            f"  recall gap {calibration.gap:.2f}  (now {report.recall_gap:.2f}): "
+            f"recall@{report.k} {gap.recall:.3f}, precision {gap.precision:.3f} on probes that need memory"
+        )
+        self.stdout.write("  sensitive sweep (on topic / off topic):")
+        for point in calibration.sensitive_sweep:
+            if round(point.floor * 100) % 5 == 0:
+                self.stdout.write(f"    {point.floor:5.2f}   {point.on_topic} / {point.off_topic}")
         self.stdout.write("  sweep (gate: stated kept / invented rejected; floor: recall / precision / injected):")
         for gate_point, floor_point in zip(calibration.gate_sweep, calibration.floor_sweep, strict=True):
             if round(gate_point.gate * 100) % 5 == 0 and gate_point.gate >= 0:
