@@ -41,6 +41,7 @@ class Ranked:
     key_similarities: list[float] = field(default_factory=list)  # each memory's best key (-1 without)
     text_similarities: list[float] = field(default_factory=list)
     sensitive: list[bool] = field(default_factory=list)  # each memory is of a special category
+    plain_similarities: list[float] = field(default_factory=list)  # each memory's text alone
 
     def given(
         self, k: int, floor: float, sensitive: float, gap: float = 2.0, *, only_sensitive: bool = False
@@ -54,7 +55,7 @@ class Ranked:
                 continue
             if special and self.key_similarities[i] < floor and self.text_similarities[i] < sensitive:
                 continue
-            if first is not None and similarity < first - gap:
+            if first is not None and self.plain_similarities[i] < floor and similarity < first - gap:
                 continue
             first = similarity if first is None else first
             if not only_sensitive or special:
@@ -467,6 +468,7 @@ def _read_pass(suite_user: SuiteUser, user, own_turns: set[int], report: Report)
             key_similarities=[item.key_similarity for item in everything],
             text_similarities=[item.text_similarity for item in everything],
             sensitive=[bool(item.memory.sensitive) for item in everything],
+            plain_similarities=[item.plain_similarity for item in everything],
         )
         report.ranked.append(ranked)
         report.probe_outcomes.append(

@@ -37,6 +37,7 @@ class Recalled:
     text_similarity: float = 0.0  # by its own words: its text, or the fact asked as a question
     key_similarity: float = -1.0  # by the nearest need of its kind, the key offset taken off; -1 without
     profile: bool = False  # given because the turn asked what is remembered about the user
+    plain_similarity: float = 0.0  # by its text alone
 
 
 _NEAREST_COLUMNS = ", ".join(f"m.{f.column}" for f in Memory._meta.concrete_fields if f.name != "embedding")
@@ -65,6 +66,7 @@ _LIVE_WITH_SOURCE = f"""
     )
     SELECT {_NEAREST_COLUMNS}, c.public_id AS source_public_id, t.seq AS source_seq,
            k.need AS key_text, k.need_distance + probe.key_offset AS key_distance,
+           m.embedding <=> probe.v AS plain_distance,
            LEAST(m.embedding <=> probe.v, COALESCE(k.question_distance + probe.question_offset, 2)) AS text_distance,
            CASE WHEN k.question_distance + probe.question_offset < m.embedding <=> probe.v
                 THEN k.question END AS question_text,
@@ -101,9 +103,10 @@ def memory_nearest(
     alone always returns k rows, however unrelated. A memory of a special category
     (`Memory.sensitive`) must clear more: one of the needs of its kind, which are all on its
     topic, at the floor, or its own words at `sensitive_sim`; it is never given as a near miss.
-    With `gap`, a memory more than that below the first one given is left out too: a need's
-    memory comes first, and its kind's other memories that merely clear the floor ("What do I do
-    for a living?" also meets "What are my hobbies?") are no help beside it. The source
+    With `gap`, a memory that clears the floor only through a key, and scores more than the gap
+    under the first memory given, is left out too: a need's memory comes first, and other
+    memories whose keys merely share its form ("What do I do for a living?" also meets "What are
+    my hobbies?", "Do I live in Porto?" meets "Am I vegetarian?") are no help beside it. The source
     conversation and turn ride along (the request's memory note and the pages name them)
     without further queries.
     """
@@ -119,8 +122,9 @@ def memory_nearest(
             continue
         if row.sensitive and key_similarity < min_sim and text_similarity < (sensitive_sim or min_sim):
             continue
-        if gap is not None and recalled and similarity < recalled[0].similarity - gap:
-            continue
+        if gap is not None and recalled and 1.0 - float(row.plain_distance) < min_sim:
+            if similarity < recalled[0].similarity - gap:
+                continue
         recalled.append(
             Recalled(
                 memory=_with_source(row),
@@ -129,6 +133,7 @@ def memory_nearest(
                 matched_key=(row.key_text if key_similarity > text_similarity else row.question_text) or "",
                 text_similarity=text_similarity,
                 key_similarity=key_similarity,
+                plain_similarity=1.0 - float(row.plain_distance),
             )
         )
     return recalled

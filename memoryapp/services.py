@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 from typing import TYPE_CHECKING
 
@@ -363,6 +363,7 @@ def store_facts(user: AbstractBaseUser, turn: Turn, kept: list[GatedFact], *, mo
         raise PermissionError("store_facts() was given a turn that belongs to another user")
     if not kept:
         return 0
+    kept = _with_keys(kept)
 
     with transaction.atomic(), connection.cursor() as cursor:
         # One writer per user at a time, so the paraphrase check below cannot race an insert.
@@ -426,6 +427,19 @@ _INSERT_KEY = f"""
     ON CONFLICT (memory_id, embedding_model, text) DO NOTHING
 """
 _KEYED = f"UPDATE {Memory._meta.db_table} SET keys_model = %s WHERE id = %s AND user_id = %s"
+
+
+def _with_keys(facts: list[GatedFact]) -> list[GatedFact]:
+    """The facts with every key of theirs embedded, in one call for those the gate's batch did
+    not embed (a fact stored by another path than `remember`): no model call is made while the
+    write transaction holds its lock."""
+    missing = [key for fact in facts for key in keys_of(fact.text) if key not in fact.keys]
+    if not missing:
+        return facts
+    embedded = dict(zip(missing, get_embedder().embed(missing), strict=True))
+    return [
+        replace(fact, keys={key: fact.keys.get(key, embedded.get(key)) for key in keys_of(fact.text)}) for fact in facts
+    ]
 
 
 def _write_keys(
