@@ -11,6 +11,7 @@ from collections.abc import Iterator, Sequence
 from django.conf import settings
 
 from core.llm import ModelUnavailable, endpoint_errors, explain, openai_client
+from memoryapp.selectors import grouped
 
 logger = logging.getLogger(__name__)
 
@@ -163,8 +164,6 @@ def reply_stream(messages: list[dict[str, str]], recalled: Sequence) -> ReplyStr
 def offline_reply(recalled: Sequence) -> str:
     lines = ["Offline mode: no language model is configured, so this is not a real answer."]
     if recalled and recalled[0].profile:
-        from memoryapp.selectors import grouped
-
         lines.append("Here is everything I remember about you:")
         for label, items in grouped(recalled, key=lambda item: item.memory.text):
             lines.append(f"{label}:")

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from chat.models import Turn
+from memoryapp.selectors import grouped
 
 SYSTEM_PROMPT = (
     "You are a helpful assistant with a long-term memory of the user. "
@@ -60,8 +61,6 @@ def memory_note(recalled: Sequence) -> str:
     """The recalled memories for the request: facts by similarity (or, when the user asked what
     is remembered about them, the whole profile by kind), then the user's standing instructions
     (memoryapp.selectors.memory_standing), which go with every reply."""
-    from memoryapp.selectors import grouped
-
     facts = [item for item in recalled if not item.standing]
     standing = [item for item in recalled if item.standing]
     lines = []
