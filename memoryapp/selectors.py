@@ -48,7 +48,7 @@ _NEAREST_COLUMNS = ", ".join(f"m.{f.column}" for f in Memory._meta.concrete_fiel
 # memoryapp.keys), by the nearest need of its kind, counted `key_offset` further off (a key is
 # worded like every other turn that asks something of the same form), and the nearer of the two;
 # the key that matched, and its source conversation and turn joined in. `_NEAREST` and
-# `_STANDING` add their own order. The owner is named once and every joined table is tied to it.
+# `_PROFILE` add their own order. The owner is named once and every joined table is tied to it.
 _LIVE_WITH_SOURCE = f"""
     WITH probe AS (SELECT %s::vector AS v, %s::float8 AS key_offset, %s::float8 AS question_offset),
     keyed AS (
@@ -165,7 +165,15 @@ def _with_source(row: Memory) -> Memory:
 
 
 MAX_STANDING = 5
-_STANDING = f"""{_LIVE_WITH_SOURCE} AND m.text ~* %s
+# A standing instruction has no keys (memoryapp.keys), so its statement reads no keys: its
+# similarity is its text's, as the scored statement would give it.
+_STANDING = f"""
+    SELECT {_NEAREST_COLUMNS}, c.public_id AS source_public_id, t.seq AS source_seq,
+           m.embedding <=> %s::vector AS distance
+    FROM {Memory._meta.db_table} m
+    LEFT JOIN chat_conversation c ON c.id = m.source_conversation_id AND c.user_id = m.user_id
+    LEFT JOIN chat_turn t ON t.id = m.source_turn_id AND t.user_id = m.user_id
+    WHERE m.user_id = %s AND m.deleted_at IS NULL AND m.embedding_model = %s AND m.text ~* %s
     ORDER BY m.last_seen DESC, m.id DESC
     LIMIT %s
 """
@@ -174,8 +182,7 @@ _STANDING = f"""{_LIVE_WITH_SOURCE} AND m.text ~* %s
 def memory_standing(*, user: AbstractBaseUser, vector: Sequence[float], embedding_model: str) -> list[Recalled]:
     """The user's standing instructions (memoryapp.standing), most recently stated first (at
     most MAX_STANDING), each with its similarity to the turn for the record."""
-    probe = [Vector(vector).to_text(), *_offsets(embedding_model), user.pk, embedding_model]
-    rows = Memory.objects.raw(_STANDING, [*probe, user.pk, embedding_model, STANDING, MAX_STANDING])
+    rows = Memory.objects.raw(_STANDING, [Vector(vector).to_text(), user.pk, embedding_model, STANDING, MAX_STANDING])
     return [
         Recalled(memory=_with_source(row), similarity=1.0 - float(row.distance), rank=i, standing=True)
         for i, row in enumerate(rows, start=1)
