@@ -159,13 +159,15 @@ def _dropped_i(sentence: Span) -> str | None:
 def analyse(text: str) -> Doc:
     """The parse of what the user says in their own voice. The write path asks twice per turn
     (is it a request to forget? what does it state?), so the last few parses are kept. A sentence
-    that leaves out its "I", as chat does, is read with it (`_dropped_i`)."""
-    doc = parser()(own_words(text))
+    that leaves out its "I", as chat does, is read with it (`_dropped_i`). Named entities are
+    left out until a rule asks for them (`recognise`)."""
+    doc = parser()(own_words(text), disable=["ner"])
     restored = [(sentence, _dropped_i(sentence)) for sentence in doc.sents]
     if any(said for _, said in restored) and looks_english(doc):
-        doc = parser()(
-            "".join((said + sentence[-1].whitespace_ if said else sentence.text_with_ws) for sentence, said in restored)
+        said_in_full = "".join(
+            (said + sentence[-1].whitespace_ if said else sentence.text_with_ws) for sentence, said in restored
         )
+        doc = parser()(said_in_full, disable=["ner"])
     for token in doc:
         # "I live in Leeds and work as a nurse": the tagger reads "work" as a noun joined to the
         # verb, which would run both clauses into one. A bare noun joined by "and" to a verb,
@@ -180,6 +182,21 @@ def analyse(text: str) -> Doc:
             and any(c.dep_ == "prep" for c in token.children)
         ):
             token.pos_, token.tag_ = "VERB", token.head.tag_
+    return doc
+
+
+_recognised = threading.Lock()
+
+
+def recognise(doc: Doc) -> Doc:
+    """`doc` with its named entities, found once. Recognising them is about half the cost of a
+    parse, and only the write path's rules read them (a date, a person's name, a place); the read
+    path's need decision parses every turn and reads none, so `analyse` leaves them out and each
+    rule that reads an entity asks for them here first."""
+    with _recognised:
+        if not doc.user_data.get("entities"):
+            parser().get_pipe("ner")(doc)
+            doc.user_data["entities"] = True
     return doc
 
 
@@ -628,6 +645,7 @@ def _vocative(token: Token) -> bool:
     by ("I don't eat gluten, mum.", "Honestly, mate, I'm vegan")."""
     if token.dep_ != "npadvmod":
         return False
+    recognise(token.doc)
     words = list(token.subtree)
     addressed = len(words) == 1 and token.lower_ in _ADDRESS_WORDS
     if not addressed and (
@@ -743,6 +761,7 @@ def _dated(tokens: list[Token], verb: Token, said: date | None) -> tuple[dict[in
     of each phrase's first token -> its absolute form, and the indexes of the words it replaces."""
     if said is None:
         return {}, set()
+    recognise(verb.doc)
     chosen = {t.i for t in tokens}
     replacements: dict[int, str] = {}
     replaced: set[int] = set()
@@ -852,6 +871,7 @@ def _glad_to_have(verb: Token) -> str | None:
 
 
 def _user_clause(verb: Token, subject: Token, sent: Span, said: date | None = None) -> str | None:
+    recognise(verb.doc)
     own_subject = subject.head == verb
     subject_ids = {t.i for t in subject.subtree} if own_subject else set()
     if subject.lower_ == "we" and _between_us(verb, subject):
@@ -1301,6 +1321,7 @@ def extract(doc: Doc, *, limit: int = 2, said: date | None = None) -> list[str]:
     """Durable facts the user states about themselves in a parsed turn, at most `limit`, in order."""
     if is_forget_request(doc):
         return []
+    recognise(doc)
     facts: list[str] = []
     named: set[int] = set()  # relations whose name and age were taken
     names = set(_USERS_NAME.findall(doc.text))

@@ -27,6 +27,8 @@ class Memory(models.Model):
     # A special category of personal data ("health", "a child", "religion", ...; memoryapp.keys):
     # such a memory is given only to a turn on its topic, never as a near miss.
     sensitive = models.CharField(max_length=32, blank=True, default="", db_default="")
+    # A standing instruction (memoryapp.standing), given to every reply whatever the turn.
+    standing = models.BooleanField(default=False, db_default=False)
     # The embedding model its keys (MemoryKey) were last written with; "" before they were.
     keys_model = models.CharField(max_length=100, blank=True, default="", db_default="")
     source_conversation = models.ForeignKey(
@@ -57,6 +59,12 @@ class Memory(models.Model):
                 name="memory_live_user_model",
             ),
             models.Index(fields=["user", "-created_at"], name="memory_user_created"),
+            # Every turn reads the user's standing instructions, most recently stated first.
+            models.Index(
+                fields=["user", "-last_seen"],
+                condition=models.Q(deleted_at__isnull=True, standing=True),
+                name="memory_live_standing",
+            ),
         ]
         verbose_name_plural = "memories"
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -20,7 +21,7 @@ from memoryapp.keys import GROUPS, OTHER_GROUP, group_of
 from memoryapp.models import Memory, MemoryEvent, MemoryEvidence, MemoryKey, MemoryRecall
 from memoryapp.need import NOT_NEEDED, asks_for_profile, turn_need
 from memoryapp.serializers import MemoryExportSerializer
-from memoryapp.standing import STANDING, is_standing
+from memoryapp.standing import is_standing
 from memoryapp.thresholds import recall_floor, sensitive_floor
 
 if TYPE_CHECKING:
@@ -43,43 +44,57 @@ class Recalled:
 _NEAREST_COLUMNS = ", ".join(f"m.{f.column}" for f in Memory._meta.concrete_fields if f.name != "embedding")
 # Written out rather than built by the ORM: recall runs on every turn, and compiling the
 # equivalent queryset cost more than the database's own work (1.7 ms against 0.8 ms measured).
-# The user's live memories of one embedding model, each with its distances to a vector: by its
-# own words (its text, or the fact asked as a question, counted `question_offset` further off:
-# memoryapp.keys), by the nearest need of its kind, counted `key_offset` further off (a key is
-# worded like every other turn that asks something of the same form), and the nearer of the two;
-# the key that matched, and its source conversation and turn joined in. `_NEAREST` and
-# `_PROFILE` add their own order. The owner is named once and every joined table is tied to it.
-_LIVE_WITH_SOURCE = f"""
-    WITH probe AS (SELECT %s::vector AS v, %s::float8 AS key_offset, %s::float8 AS question_offset),
+# `live`: the user's live memories of one embedding model, each with its distances to a vector:
+# by its own words (its text, or the fact asked as a question, counted `question_offset` further
+# off: memoryapp.keys), by the nearest need of its kind, counted `key_offset` further off (a key
+# is worded like every other turn that asks something of the same form), and the nearer of the
+# two; its source conversation and turn joined in. The owner is named in every statement on
+# memories and keys, and every joined table is tied to it. `_NEAREST` and `_PROFILE` add their
+# own order and limit.
+_LIVE = f"""
+    probe AS (SELECT %s::vector AS v, %s::float8 AS key_offset, %s::float8 AS question_offset),
     keyed AS (
         SELECT memory_id,
                min(d) FILTER (WHERE kind = 'question') AS question_distance,
-               min(d) FILTER (WHERE kind <> 'question') AS need_distance,
-               (array_agg(text ORDER BY d) FILTER (WHERE kind = 'question'))[1] AS question,
-               (array_agg(text ORDER BY d) FILTER (WHERE kind <> 'question'))[1] AS need
+               min(d) FILTER (WHERE kind <> 'question') AS need_distance
         FROM (
-            SELECT mk.memory_id, mk.kind, mk.text, mk.embedding <=> probe.v AS d
+            SELECT mk.memory_id, mk.kind, mk.embedding <=> probe.v AS d
             FROM probe, {MemoryKey._meta.db_table} mk
             WHERE mk.user_id = %s AND mk.embedding_model = %s
         ) scored
         GROUP BY memory_id
-    )
-    SELECT {_NEAREST_COLUMNS}, c.public_id AS source_public_id, t.seq AS source_seq,
-           k.need AS key_text, k.need_distance + probe.key_offset AS key_distance,
-           m.embedding <=> probe.v AS plain_distance,
-           LEAST(m.embedding <=> probe.v, COALESCE(k.question_distance + probe.question_offset, 2)) AS text_distance,
-           CASE WHEN k.question_distance + probe.question_offset < m.embedding <=> probe.v
-                THEN k.question END AS question_text,
-           LEAST(m.embedding <=> probe.v, COALESCE(k.question_distance + probe.question_offset, 2),
-                 COALESCE(k.need_distance + probe.key_offset, 2)) AS distance
-    FROM probe, {Memory._meta.db_table} m
-    LEFT JOIN keyed k ON k.memory_id = m.id
-    LEFT JOIN chat_conversation c ON c.id = m.source_conversation_id AND c.user_id = m.user_id
-    LEFT JOIN chat_turn t ON t.id = m.source_turn_id AND t.user_id = m.user_id
-    WHERE m.user_id = %s AND m.deleted_at IS NULL AND m.embedding_model = %s"""
-_NEAREST = f"""{_LIVE_WITH_SOURCE}
-    ORDER BY distance, m.id
-    LIMIT %s
+    ),
+    live AS (
+        SELECT {_NEAREST_COLUMNS}, c.public_id AS source_public_id, t.seq AS source_seq,
+               k.need_distance + probe.key_offset AS key_distance,
+               m.embedding <=> probe.v AS plain_distance,
+               LEAST(m.embedding <=> probe.v,
+                     COALESCE(k.question_distance + probe.question_offset, 2)) AS text_distance,
+               COALESCE(k.question_distance + probe.question_offset < m.embedding <=> probe.v, FALSE) AS by_question,
+               LEAST(m.embedding <=> probe.v, COALESCE(k.question_distance + probe.question_offset, 2),
+                     COALESCE(k.need_distance + probe.key_offset, 2)) AS distance
+        FROM probe, {Memory._meta.db_table} m
+        LEFT JOIN keyed k ON k.memory_id = m.id
+        LEFT JOIN chat_conversation c ON c.id = m.source_conversation_id AND c.user_id = m.user_id
+        LEFT JOIN chat_turn t ON t.id = m.source_turn_id AND t.user_id = m.user_id
+        WHERE m.user_id = %s AND m.deleted_at IS NULL AND m.embedding_model = %s
+    )"""
+# The key that matched is named for the k memories given only: aggregating every key's text to
+# find it cost the statement about half its time.
+_NEAREST_KEY = f"""(
+    SELECT mk.text FROM {MemoryKey._meta.db_table} mk
+    WHERE mk.memory_id = top.id AND mk.user_id = top.user_id AND mk.embedding_model = top.embedding_model
+      AND mk.kind {{}} 'question'
+    ORDER BY mk.embedding <=> probe.v, mk.id
+    LIMIT 1
+)"""
+_NEAREST = f"""
+    WITH {_LIVE},
+    top AS (SELECT * FROM live ORDER BY distance, id LIMIT %s)
+    SELECT top.*, {_NEAREST_KEY.format("<>")} AS key_text,
+           CASE WHEN top.by_question THEN {_NEAREST_KEY.format("=")} END AS question_text
+    FROM top, probe
+    ORDER BY top.distance, top.id
 """
 
 
@@ -112,7 +127,12 @@ def memory_nearest(
     """
     offsets = _offsets(embedding_model, key_offset)
     owner = [user.pk, embedding_model]
-    rows = Memory.objects.raw(_NEAREST, [Vector(vector).to_text(), *offsets, *owner, *owner, k])
+    rows = Memory.objects.raw(_NEAREST, [vector_literal(vector), *offsets, *owner, *owner, k])
+    return _floored(rows, min_sim=min_sim, sensitive_sim=sensitive_sim, gap=gap)
+
+
+def _floored(rows, *, min_sim: float, sensitive_sim: float | None, gap: float | None) -> list[Recalled]:
+    """The scored rows, nearest first, that clear the floors (see `memory_nearest`)."""
     recalled: list[Recalled] = []
     for row in rows:
         similarity = 1.0 - float(row.distance)
@@ -137,6 +157,18 @@ def memory_nearest(
             )
         )
     return recalled
+
+
+def vector_literal(vector: Sequence[float]) -> str:
+    """A vector as PostgreSQL reads it. Writing 512 floats out costs about 0.7 ms, and a turn's
+    vector goes into more than one statement (its standing instructions, its recall), so the
+    last few are kept."""
+    return _literal(np.ascontiguousarray(vector, dtype=np.float32).tobytes())
+
+
+@functools.lru_cache(maxsize=8)
+def _literal(raw: bytes) -> str:
+    return Vector(np.frombuffer(raw, dtype=np.float32)).to_text()
 
 
 def _offsets(embedding_model: str, key_offset: float | None = None) -> tuple[float, float]:
@@ -165,24 +197,50 @@ def _with_source(row: Memory) -> Memory:
 
 
 MAX_STANDING = 5
-# A standing instruction has no keys (memoryapp.keys), so its statement reads no keys: its
-# similarity is its text's, as the scored statement would give it.
+# The user's standing instructions, most recently stated first, in the columns of `live`. A
+# standing instruction has no keys (memoryapp.keys), so its similarity is its text's, as the
+# scored statement would give it.
+_STANDING_ROWS = f"""
+    standing AS (
+        SELECT {_NEAREST_COLUMNS}, c.public_id AS source_public_id, t.seq AS source_seq,
+               NULL::float8 AS key_distance, m.embedding <=> probe.v AS plain_distance,
+               m.embedding <=> probe.v AS text_distance, FALSE AS by_question, m.embedding <=> probe.v AS distance
+        FROM probe, {Memory._meta.db_table} m
+        LEFT JOIN chat_conversation c ON c.id = m.source_conversation_id AND c.user_id = m.user_id
+        LEFT JOIN chat_turn t ON t.id = m.source_turn_id AND t.user_id = m.user_id
+        WHERE m.user_id = %s AND m.deleted_at IS NULL AND m.standing AND m.embedding_model = %s
+        ORDER BY m.last_seen DESC, m.id DESC
+        LIMIT %s
+    )"""
 _STANDING = f"""
-    SELECT {_NEAREST_COLUMNS}, c.public_id AS source_public_id, t.seq AS source_seq,
-           m.embedding <=> %s::vector AS distance
-    FROM {Memory._meta.db_table} m
-    LEFT JOIN chat_conversation c ON c.id = m.source_conversation_id AND c.user_id = m.user_id
-    LEFT JOIN chat_turn t ON t.id = m.source_turn_id AND t.user_id = m.user_id
-    WHERE m.user_id = %s AND m.deleted_at IS NULL AND m.embedding_model = %s AND m.text ~* %s
-    ORDER BY m.last_seen DESC, m.id DESC
-    LIMIT %s
+    WITH probe AS (SELECT %s::vector AS v), {_STANDING_ROWS}
+    SELECT standing.*, TRUE AS always_given FROM standing
+    ORDER BY last_seen DESC, id DESC
+"""
+# A chat turn's memories in one statement: its k nearest (`_NEAREST`) and its standing
+# instructions (`_STANDING`), each row saying which it is.
+_TURN = f"""
+    WITH {_LIVE},
+    top AS (SELECT * FROM live ORDER BY distance, id LIMIT %s),
+    {_STANDING_ROWS}
+    SELECT top.*, {_NEAREST_KEY.format("<>")} AS key_text,
+           CASE WHEN top.by_question THEN {_NEAREST_KEY.format("=")} END AS question_text,
+           FALSE AS always_given
+    FROM top, probe
+    UNION ALL
+    SELECT standing.*, NULL, NULL, TRUE FROM standing
 """
 
 
 def memory_standing(*, user: AbstractBaseUser, vector: Sequence[float], embedding_model: str) -> list[Recalled]:
     """The user's standing instructions (memoryapp.standing), most recently stated first (at
     most MAX_STANDING), each with its similarity to the turn for the record."""
-    rows = Memory.objects.raw(_STANDING, [Vector(vector).to_text(), user.pk, embedding_model, STANDING, MAX_STANDING])
+    rows = Memory.objects.raw(_STANDING, [vector_literal(vector), user.pk, embedding_model, MAX_STANDING])
+    return _standing(rows)
+
+
+def _standing(rows) -> list[Recalled]:
+    rows = sorted(rows, key=lambda row: (row.last_seen, row.id), reverse=True)
     return [
         Recalled(memory=_with_source(row), similarity=1.0 - float(row.distance), rank=i, standing=True)
         for i, row in enumerate(rows, start=1)
@@ -190,8 +248,10 @@ def memory_standing(*, user: AbstractBaseUser, vector: Sequence[float], embeddin
 
 
 PROFILE_MAX = 30
-_PROFILE = f"""{_LIVE_WITH_SOURCE} AND NOT m.text ~* %s
-    ORDER BY m.created_at DESC, m.id DESC
+_PROFILE = f"""
+    WITH {_LIVE}
+    SELECT * FROM live WHERE NOT live.standing
+    ORDER BY live.created_at DESC, live.id DESC
     LIMIT %s
 """
 
@@ -200,8 +260,8 @@ def memory_profile(*, user: AbstractBaseUser, vector: Sequence[float], embedding
     """Everything remembered about the user, for "What do you know about me?": the user's live
     memories of the model, newest first, at most PROFILE_MAX, standing instructions aside (they
     come with every reply), each with its similarity to the turn for the record."""
-    probe = [Vector(vector).to_text(), *_offsets(embedding_model), user.pk, embedding_model]
-    rows = Memory.objects.raw(_PROFILE, [*probe, user.pk, embedding_model, STANDING, PROFILE_MAX])
+    probe = [vector_literal(vector), *_offsets(embedding_model), user.pk, embedding_model]
+    rows = Memory.objects.raw(_PROFILE, [*probe, user.pk, embedding_model, PROFILE_MAX])
     return [
         Recalled(memory=_with_source(row), similarity=1.0 - float(row.distance), rank=i, profile=True)
         for i, row in enumerate(rows, start=1)
@@ -264,21 +324,32 @@ def recall_for_turn(user: AbstractBaseUser, text: str) -> list[Recalled]:
 def nearest_for_turn(
     user: AbstractBaseUser, text: str, vector: Sequence[float], embedding_model: str, *, k: int
 ) -> list[Recalled]:
-    """A turn's k nearest memories as its need decides (memoryapp.need): none for a turn that
-    needs no memory, and for any other only what clears the floors. A turn about the user and a
-    statement about something new are held to the same floor: neither is given "the nearest
-    one"; a real need clears it through the memory's keys."""
+    """A turn's k nearest memories as its need decides (see `memories_for_turn`)."""
+    return memories_for_turn(user, text, vector, embedding_model, k=k)[0]
+
+
+def memories_for_turn(
+    user: AbstractBaseUser, text: str, vector: Sequence[float], embedding_model: str, *, k: int
+) -> tuple[list[Recalled], list[Recalled]]:
+    """A turn's k nearest memories as its need decides (memoryapp.need), and the user's standing
+    instructions, in one statement. A turn that needs no memory gets none by similarity; any
+    other gets only what clears the floors. A turn about the user and a statement about
+    something new are held to the same floor: neither is given "the nearest one"; a real need
+    clears it through the memory's keys."""
+    literal = vector_literal(vector)
+    owner = [user.pk, embedding_model]
     if turn_need(text, vector, embedding_model) == NOT_NEEDED:
-        return []
-    return memory_nearest(
-        user=user,
-        vector=vector,
-        embedding_model=embedding_model,
-        k=k,
+        return [], _standing(Memory.objects.raw(_STANDING, [literal, *owner, MAX_STANDING]))
+    params = [literal, *_offsets(embedding_model), *owner, *owner, k, *owner, MAX_STANDING]
+    rows = list(Memory.objects.raw(_TURN, params))
+    nearest = sorted((row for row in rows if not row.always_given), key=lambda row: (row.distance, row.id))
+    found = _floored(
+        nearest,
         min_sim=recall_floor(embedding_model),
         sensitive_sim=sensitive_floor(embedding_model),
         gap=thresholds.recall_gap(embedding_model),
     )
+    return found, _standing(row for row in rows if row.always_given)
 
 
 def read_turn(user: AbstractBaseUser, text: str) -> TurnRead:
@@ -294,8 +365,8 @@ def read_turn(user: AbstractBaseUser, text: str) -> TurnRead:
     if not text or not text.strip():
         return TurnRead([], None, embedder.name)
     vector = embedder.embed([text])[0]
-    standing = memory_standing(user=user, vector=vector, embedding_model=embedder.name)
     if asks_for_profile(vector, embedder.name):
+        standing = memory_standing(user=user, vector=vector, embedding_model=embedder.name)
         profile = memory_profile(user=user, vector=vector, embedding_model=embedder.name)
         ranked = [
             *(item for _, items in grouped(profile, key=lambda item: item.memory.text) for item in items),
@@ -315,13 +386,10 @@ def read_turn(user: AbstractBaseUser, text: str) -> TurnRead:
             vector,
             embedder.name,
         )
+    found, standing = memories_for_turn(user, text, vector, embedder.name, k=settings.MEMORY_RECALL_K)
     instructions = {item.memory.pk for item in standing}
     # a standing instruction goes after the rest, as one, even when it is also near the turn
-    found = [
-        item
-        for item in nearest_for_turn(user, text, vector, embedder.name, k=settings.MEMORY_RECALL_K)
-        if item.memory.pk not in instructions
-    ]
+    found = [item for item in found if item.memory.pk not in instructions]
     recalled = [
         *(
             Recalled(memory=item.memory, similarity=item.similarity, rank=i, matched_key=item.matched_key)

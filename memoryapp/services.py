@@ -28,6 +28,7 @@ from memoryapp.hashing import content_hash
 from memoryapp.keys import category_of, keyed, keys_of
 from memoryapp.models import Memory, MemoryEvent, MemoryEvidence, MemoryKey, MemoryRecall
 from memoryapp.slots import slot_of
+from memoryapp.standing import is_standing
 from memoryapp.wording import INSTRUCTION, as_said
 
 if TYPE_CHECKING:
@@ -283,9 +284,9 @@ def _across_languages(content: str, facts: list[str], clauses: list[str]) -> _Ac
 
 _UPSERT_MEMORY = f"""
     INSERT INTO {Memory._meta.db_table}
-        (user_id, text, embedding, embedding_model, content_hash, slot, sensitive, source_conversation_id,
-         source_turn_id, times_seen, created_at, last_seen, updated_at)
-    VALUES (%s, %s, %s::vector, %s, %s, %s, %s, %s, %s, 1, statement_timestamp(), statement_timestamp(),
+        (user_id, text, embedding, embedding_model, content_hash, slot, sensitive, standing,
+         source_conversation_id, source_turn_id, times_seen, created_at, last_seen, updated_at)
+    VALUES (%s, %s, %s::vector, %s, %s, %s, %s, %s, %s, %s, 1, statement_timestamp(), statement_timestamp(),
             statement_timestamp())
     ON CONFLICT (user_id, content_hash) WHERE deleted_at IS NULL
     DO UPDATE SET embedding = EXCLUDED.embedding,
@@ -397,6 +398,7 @@ def store_facts(user: AbstractBaseUser, turn: Turn, kept: list[GatedFact], *, mo
                         content_hash(fact.text),
                         slot_of(fact.text),
                         category_of(fact.text),
+                        is_standing(fact.text),
                         turn.conversation_id,
                         turn.pk,
                     ],
@@ -532,7 +534,8 @@ def _paraphrased_memory(
 
 _EXTEND = f"""
     UPDATE {Memory._meta.db_table} m
-    SET text = %s, content_hash = %s, slot = %s, sensitive = %s, embedding = %s::vector, embedding_model = %s,
+    SET text = %s, content_hash = %s, slot = %s, sensitive = %s, standing = %s, embedding = %s::vector,
+        embedding_model = %s,
         last_seen = statement_timestamp(), updated_at = statement_timestamp()
     WHERE m.id = %s AND m.user_id = %s
       AND NOT EXISTS (SELECT 1 FROM {Memory._meta.db_table} o
@@ -557,6 +560,7 @@ def _extend(
             new_hash,
             slot_of(fact),
             category_of(fact),
+            is_standing(fact),
             vector,
             model_name,
             memory_id,
@@ -696,6 +700,7 @@ def memory_correct(
             content_hash=new_hash,
             slot=slot_of(cleaned),
             sensitive=category_of(cleaned),
+            standing=is_standing(cleaned),
             embedding=vector.tolist(),
             embedding_model=embedder.name,
             updated_at=timezone.now(),

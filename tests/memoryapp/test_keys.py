@@ -2,6 +2,8 @@
 
 import pytest
 from django.core.management import call_command
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from memoryapp.keys import as_question, category_of, keys_of
 from memoryapp.models import Memory, MemoryKey, MemoryRecall
@@ -59,7 +61,7 @@ def test_a_fact_gets_the_needs_of_its_kind(fact, expected):
         ("The user's wife is named Dana.", "Is my wife named Dana?"),
         ("The user has been vegan for three years.", "Have I been vegan for three years?"),
         ("The user moved to Porto.", "Have I moved to Porto?"),
-        ("The user wants the assistant to keep answers short.", None),  # an instruction asks nothing
+        ("The user wants the assistant to keep its answers short.", None),  # an instruction asks nothing
     ],
 )
 def test_a_fact_is_asked_as_the_user_would_ask_it(fact, question):
@@ -68,6 +70,31 @@ def test_a_fact_is_asked_as_the_user_would_ask_it(fact, question):
 
 def test_a_standing_instruction_has_no_keys():
     assert keys_of("The user wants the assistant to answer in British English.") == []
+
+
+def test_a_standing_instruction_is_marked_when_written_and_when_corrected(stored):
+    remember(stored, user_turn(stored, "From now on, please keep your answers short."))
+    short = Memory.objects.get(user=stored, standing=True)
+    assert short.text == "The user wants the assistant to keep its answers short."
+    assert not Memory.objects.filter(user=stored, standing=True).exclude(pk=short.pk).exists()
+    memory_correct(user=stored, memory_id=short.pk, text="The user likes short walks.")
+    assert not Memory.objects.get(pk=short.pk).standing
+    nurse = Memory.objects.get(user=stored, text="The user is a pediatric nurse.")
+    memory_correct(user=stored, memory_id=nurse.pk, text="The user wants answers in British English.")
+    assert Memory.objects.get(pk=nurse.pk).standing
+
+
+def test_a_turn_reads_its_memories_and_standing_instructions_in_one_statement(stored):
+    remember(stored, user_turn(stored, "From now on, please keep your answers short."))
+    with CaptureQueriesContext(connection) as statements:
+        recalled = read_turn(stored, "What do I do for a living?").recalled
+    assert len(statements) == 1
+    assert recalled[0].memory.text == "The user is a pediatric nurse." and not recalled[0].standing
+    assert recalled[-1].standing and recalled[-1].memory.text == "The user wants the assistant to keep its answers short."
+    with CaptureQueriesContext(connection) as statements:  # a turn that needs no memory: the instructions alone
+        recalled = read_turn(stored, "Who founded Tesla?").recalled
+    assert len(statements) == 1
+    assert [item.standing for item in recalled] == [True]
 
 
 @pytest.mark.parametrize(
