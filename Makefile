@@ -11,7 +11,7 @@ PYTHON ?= $(shell for c in python3 python3.13 python3.12 python; do \
 	  if command -v $$c >/dev/null 2>&1 && $$c -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2>/dev/null; then \
 	    command -v $$c; break; fi; done)
 
-.PHONY: run test setup browser lint migrate demo-user
+.PHONY: nginx run test setup browser lint migrate demo-user
 
 setup: $(STAMP)
 
@@ -41,7 +41,7 @@ run: demo-user
 	$(PY) manage.py requeue_memory_writes --older-than 0m
 	-$(PY) manage.py reembed_memories
 	@trap 'kill $$worker 2>/dev/null; wait $$worker 2>/dev/null' EXIT; \
-	$(PY) manage.py db_worker --backend worker --interval 0.2 --no-reload & worker=$$!; \
+	$(PY) manage.py memory_worker --interval 0.2 & worker=$$!; \
 	$(PY) manage.py runserver --noreload 127.0.0.1:8000
 
 # Browser tests drive Debian's chromium (Playwright's own browser download is never used).
@@ -53,7 +53,16 @@ browser:
 	    || { echo "error: could not install chromium (apt-get install chromium)" >&2; exit 1; }; \
 	fi
 
-test: setup browser
+# The slow-client test runs the shipped nginx configuration (deploy/nginx/) in front of gunicorn.
+nginx:
+	@if ! command -v nginx >/dev/null 2>&1 && [ ! -x /usr/sbin/nginx ]; then \
+	  echo "Installing Debian's nginx for the slow-client test"; \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends nginx-light >/dev/null \
+	    || { echo "error: could not install nginx (apt-get install nginx-light)" >&2; exit 1; }; \
+	fi
+
+test: setup browser nginx
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(PY) -m pytest
@@ -93,7 +102,7 @@ run-local-model: demo-user local-model
 	-$(PY) manage.py reembed_memories
 	@trap 'kill $$server $$worker 2>/dev/null; wait $$server $$worker 2>/dev/null' EXIT; \
 	$(START_LOCAL_MODEL) \
-	$(PY) manage.py db_worker --backend worker --interval 0.2 --no-reload & worker=$$!; \
+	$(PY) manage.py memory_worker --interval 0.2 & worker=$$!; \
 	$(PY) manage.py runserver --noreload 127.0.0.1:8000
 
 # Both labelled sets through the local model (about 25 minutes here), then LoCoMo on 2 samples

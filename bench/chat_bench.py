@@ -5,7 +5,7 @@ the user's turn, recall, assemble the request, the offline reply (the app's defa
 no model endpoint: it makes no model call, so this is the turn "excluding the model call"),
 save the reply, log the recalled memories, then queue the memory write. With `mode="immediate"`
 the write (`remember`, offline extractor) runs in the turn after commit; with `mode="worker"`
-(the default in production) a real worker process (`manage.py db_worker --backend worker`) runs
+(the default in production) a real worker process (`manage.py memory_worker`) runs
 it beside the turns, and the queue latency (from enqueue to the write's end) is reported. The users each
 hold `per_user` memories with real sentences embedded by the local model, so recall
 finds some of them above its floor and the log and prompt carry them. Recall, remember
@@ -121,7 +121,7 @@ def _start_worker() -> subprocess.Popen:
     """A memory worker on this database, as `make run` starts one."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "MEMORY_"))}
     env.update(DATABASE_URL=database_url(connection.settings_dict["NAME"]), MEMORY_TASK_BACKEND="worker")
-    command = [sys.executable, "manage.py", "db_worker", "--backend", "worker", "--interval", "0.2"]
+    command = [sys.executable, "manage.py", "memory_worker", "--interval", "0.2"]
     return subprocess.Popen(  # noqa: S603 - our own interpreter and a fixed argument list
         [*command, "--no-reload", "--no-startup-delay", "--verbosity", "0"],
         cwd=BASE_DIR,

@@ -6,8 +6,15 @@ Every lookup is keyed by `request.user`: another user's conversation id is a 404
 from __future__ import annotations
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.urls import reverse
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_serializer
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    PolymorphicProxySerializer,
+    extend_schema,
+    extend_schema_serializer,
+)
 from rest_framework import generics, serializers, status
 from rest_framework.authtoken.serializers import AuthTokenSerializer
 from rest_framework.authtoken.views import ObtainAuthToken
@@ -28,6 +35,8 @@ from core.api import (
     FormCheckedTextField,
     StrictCharField,
 )
+from core.outage import DATABASE_UNAVAILABLE, unavailable
+from core.outage import DETAIL as OUTAGE_DETAIL
 from core.ratelimit import ChatThrottle, LoginThrottle
 from core.tokens import token_for, token_lifetime, token_revoke
 
@@ -49,6 +58,38 @@ class ModelFailureSerializer(serializers.Serializer):
     detail = serializers.CharField()
     user_turn = TurnSerializer()
     retry_url = serializers.URLField()
+
+
+@extend_schema_serializer(component_name="ChatUnavailable")
+class OutageSerializer(serializers.Serializer):
+    """The database went away while the reply was made. The user turn is saved; POST to
+    `retry_url` to ask again (Retry-After says when)."""
+
+    detail = serializers.CharField()
+    retry_url = serializers.URLField()
+
+
+REPLY_UNAVAILABLE = PolymorphicProxySerializer(
+    component_name="ChatReplyUnavailable",
+    serializers=[ModelFailureSerializer, OutageSerializer],
+    resource_type_field_name=None,
+)
+
+
+def _reply_or_outage(request: Request, conversation, user_turn, success_status: int):
+    """The reply to a saved user turn (`_outcome_response`); when the database goes away while
+    it is made, 503 with Retry-After that says the message was saved and where to retry, as a
+    model failure does (nothing is read back from the database to say it)."""
+    try:
+        outcome = chat_reply(user=request.user, user_turn=user_turn)
+    except DATABASE_UNAVAILABLE:
+        retry = reverse("chat_api:turn_reply", args=[conversation.public_id, user_turn.seq])
+        return unavailable(
+            request,
+            detail=f"{OUTAGE_DETAIL} Your message was saved; retry to ask again.",
+            retry_url=request.build_absolute_uri(retry),
+        )
+    return _outcome_response(request, outcome, success_status)
 
 
 def _outcome_response(request: Request, outcome: ReplyOutcome, success_status: int) -> Response:
@@ -152,7 +193,7 @@ class TurnListApi(APIView):
             400: OpenApiResponse(description="The message is empty, too long or contains a NUL; nothing was saved."),
             404: NOT_FOUND,
             429: TOO_MANY,
-            503: ModelFailureSerializer,
+            503: REPLY_UNAVAILABLE,
         },
     )
     def post(self, request: Request, public_id: str) -> Response:
@@ -163,8 +204,7 @@ class TurnListApi(APIView):
         turn = chat_user_turn(
             user=request.user, conversation=conversation, content=serializer.validated_data["content"]
         )
-        outcome = chat_reply(user=request.user, user_turn=turn)
-        return _outcome_response(request, outcome, status.HTTP_201_CREATED)
+        return _reply_or_outage(request, conversation, turn, status.HTTP_201_CREATED)
 
 
 class TurnReplyApi(APIView):
@@ -179,14 +219,13 @@ class TurnReplyApi(APIView):
             200: ExchangeSerializer,
             404: OpenApiResponse(DetailSerializer, description="No such user turn in the caller's conversation."),
             429: TOO_MANY,
-            503: ModelFailureSerializer,
+            503: REPLY_UNAVAILABLE,
         },
     )
     def post(self, request: Request, public_id: str, seq: int) -> Response:
         conversation = conversation_get(user=request.user, public_id=public_id)
         user_turn = user_turn_get(user=request.user, conversation=conversation, seq=seq)
-        outcome = chat_reply(user=request.user, user_turn=user_turn)
-        return _outcome_response(request, outcome, status.HTTP_200_OK)
+        return _reply_or_outage(request, conversation, user_turn, status.HTTP_200_OK)
 
 
 class TokenRequestSerializer(AuthTokenSerializer):
@@ -196,6 +235,12 @@ class TokenRequestSerializer(AuthTokenSerializer):
     password = StrictCharField(
         label="Password", style={"input_type": "password"}, trim_whitespace=False, write_only=True
     )
+
+    def validate(self, attrs: dict) -> dict:
+        # The name in its compatibility form (NFKC), as the sign-in form reads it: one account
+        # has one name on every way in, and the limit counts the name looked up.
+        attrs["username"] = get_user_model().normalize_username(attrs["username"])
+        return super().validate(attrs)
 
 
 class TokenObtainApi(ObtainAuthToken):
@@ -233,7 +278,11 @@ class TokenObtainApi(ObtainAuthToken):
         serializer = self.get_serializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         token = token_for(serializer.validated_data["user"])
-        return Response({"token": token.key, "expires_at": token.created + token_lifetime()})
+        # A credential: no cache, shared or private, keeps a copy.
+        return Response(
+            {"token": token.key, "expires_at": token.created + token_lifetime()},
+            headers={"Cache-Control": "no-store"},
+        )
 
     @extend_schema(
         operation_id="auth_token_revoke",

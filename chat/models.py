@@ -71,3 +71,19 @@ class Turn(models.Model):
 
     def __str__(self) -> str:
         return f"{self.conversation_id}#{self.seq} {self.role}"
+
+
+class WorkerLease(models.Model):
+    """A memory worker that is alive (chat.worker): it renews `renewed_at` from a thread of its own
+    every few seconds. A memory write still running under a worker whose lease has lapsed was
+    abandoned (the worker was killed, or its machine died) and is queued again by the next
+    worker that looks. Not user data: a worker serves every user."""
+
+    worker_id = models.CharField(max_length=64, primary_key=True)
+    hostname = models.CharField(max_length=255)
+    pid = models.PositiveIntegerField()
+    started_at = models.DateTimeField()
+    renewed_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"{self.worker_id} ({self.hostname}:{self.pid})"

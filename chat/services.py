@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from typing import TYPE_CHECKING
@@ -360,35 +360,51 @@ class WorkerLost(Exception):
     """The worker running a memory write stopped before finishing it (killed, or its machine died)."""
 
 
-def memory_writes_requeue(*, older_than: timedelta) -> dict[str, int]:
+# Two workers looking for abandoned writes at once would both queue the same turn again.
+_REQUEUE_LOCK = 0x6D656D77  # any constant of our own: one requeue at a time, across processes
+
+
+def memory_writes_requeue(
+    *, older_than: timedelta, abandoned: Callable[[list[str]], bool] | None = None
+) -> dict[str, int]:
     """Queue again the memory writes a dead worker left behind; returns what was done.
 
     A write claimed by a worker that was killed (-9) stays RUNNING in the queue for ever, and
-    its turn QUEUED. Run at worker start (`make run` does, with 0 minutes: no other worker is
-    alive) or on a schedule with an age no write reaches (a model write with its retries takes
-    well under a minute; the default 10 minutes), this marks such a task failed and queues the
-    turn's write again; it also queues a QUEUED turn whose task never reached the queue (the
-    process died between the commit and the enqueue). Nothing is written twice: the write
-    path is keyed by content and by turn.
+    its turn QUEUED. This marks such a task failed and queues the turn's write again; it also
+    queues a QUEUED turn whose task never reached the queue (the process died between the
+    commit and the enqueue), `older_than` ago or more. A running write is taken as abandoned
+    when `abandoned` says so of the workers that claimed it (chat.worker asks whether the last
+    one's lease has lapsed), however long it has run; without `abandoned`, when it has run for
+    longer than `older_than` (`make run` passes 0 minutes at start, when no other worker is
+    alive). One requeue runs at a time (a
+    transaction-wide lock), so two workers never queue one turn twice; and nothing is written
+    twice: the write path is keyed by content and by turn.
     """
     cutoff = timezone.now() - older_than
     path = remember_turn.module_path
-    stale = list(DBTaskResult.objects.filter(task_path=path, status="RUNNING", started_at__lt=cutoff))
-    for result in stale:
-        result.set_failed(WorkerLost(f"worker {', '.join(result.worker_ids) or '?'} stopped mid-write"))
-    waiting = {
-        result.args_kwargs["kwargs"].get("turn_id")
-        for result in DBTaskResult.objects.filter(task_path=path, status__in=["READY", "RUNNING"])
-    }
-    orphans = [
-        (turn_id, user_id)
-        for turn_id, user_id in Turn.objects.filter(
-            role=Turn.Role.USER, memory_state=Turn.MemoryState.QUEUED, created_at__lt=cutoff
-        ).values_list("pk", "user_id")
-        if turn_id not in waiting
-    ]
-    for turn_id, user_id in orphans:
-        enqueue_write(user_id=user_id, turn_id=turn_id)
+    with transaction.atomic():
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [_REQUEUE_LOCK])
+        running = DBTaskResult.objects.select_for_update(skip_locked=True).filter(task_path=path, status="RUNNING")
+        if abandoned is None:
+            stale = list(running.filter(started_at__lt=cutoff))
+        else:
+            stale = [result for result in running if abandoned(result.worker_ids)]
+        for result in stale:
+            result.set_failed(WorkerLost(f"worker {', '.join(result.worker_ids) or '?'} stopped mid-write"))
+        waiting = {
+            result.args_kwargs["kwargs"].get("turn_id")
+            for result in DBTaskResult.objects.filter(task_path=path, status__in=["READY", "RUNNING"])
+        }
+        orphans = [
+            (turn_id, user_id)
+            for turn_id, user_id in Turn.objects.filter(
+                role=Turn.Role.USER, memory_state=Turn.MemoryState.QUEUED, created_at__lt=cutoff
+            ).values_list("pk", "user_id")
+            if turn_id not in waiting
+        ]
+        for turn_id, user_id in orphans:
+            enqueue_write(user_id=user_id, turn_id=turn_id)
     return {"stale tasks failed": len(stale), "writes queued again": len(orphans)}
 
 

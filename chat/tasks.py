@@ -1,7 +1,7 @@
 """Background work for chat, as Django tasks: the memory write of a user turn.
 
 `MEMORY_TASK_BACKEND` picks where it runs: "worker" queues it in the database for
-`manage.py db_worker --backend worker` (django-tasks-db), "immediate" runs it in the request
+`manage.py memory_worker` (django-tasks-db's worker: chat.worker), "immediate" runs it in the request
 once its transaction commits.
 """
 

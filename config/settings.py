@@ -186,7 +186,7 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_PATCH": False,
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
-        "core.api.document_bad_request",
+        "core.api.document_shared_errors",
     ],
 }
 
@@ -195,7 +195,8 @@ LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "login"
 
 # The memory write of a chat turn is a task. "worker": queued in the database and run by
-# `manage.py db_worker --backend worker` (django-tasks-db), which `make run` starts beside the web
+# `manage.py memory_worker` (django-tasks-db's worker, kept alive through database outages: chat.worker),
+# which `make run` starts beside the web
 # server, so a model extractor's seconds are never spent inside the request. "immediate": run in
 # the request, after its transaction commits (no worker needed; the test suite's default).
 TASKS = {
@@ -206,6 +207,9 @@ MEMORY_TASK_BACKEND = env_choice("MEMORY_TASK_BACKEND", "worker", ("worker", "im
 # A write that fails on the model endpoint is tried again this many times in all, with
 # back-off (2 s, 4 s, ...), when the backend can defer; then the turn offers "Retry memory".
 MEMORY_WRITE_ATTEMPTS = env_int("MEMORY_WRITE_ATTEMPTS", 3, minimum=1, maximum=10)
+# A memory worker renews its lease six times in this period; a write still running under a
+# worker whose lease is older than this was abandoned and is queued again (chat.worker).
+MEMORY_WORKER_LEASE_SECONDS = env_int("MEMORY_WORKER_LEASE_SECONDS", 60, minimum=2, maximum=3600)
 
 LOG_LEVEL = env_choice("MEMORY_LOG_LEVEL", "INFO", ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"))
 # Errors and tracebacks go to stderr in every mode, each line with its request's id (debug off,

@@ -42,3 +42,21 @@ def handler404(request, exception):  # noqa: ARG001 - Django's signature
     if request.path.startswith("/api/"):
         return JsonResponse({"detail": "Not found."}, status=404)
     return page_not_found(request, exception)
+
+
+def handler500(request):
+    """A database that cannot be reached is an outage, not a bug: 503 with Retry-After (JSON under
+    /api/, a plain page elsewhere; core.outage). Any other error: JSON under /api/, else Django's
+    page. Django calls this inside its handler for the exception, so the exception is at hand."""
+    import sys
+
+    from django.http import JsonResponse
+    from django.views.defaults import server_error
+
+    from core.outage import DATABASE_UNAVAILABLE, is_api, unavailable
+
+    if isinstance(sys.exc_info()[1], DATABASE_UNAVAILABLE):
+        return unavailable(request)
+    if is_api(request):
+        return JsonResponse({"detail": "Server error."}, status=500)
+    return server_error(request)

@@ -101,13 +101,17 @@ MAX_JSON_DEPTH = 64
 _BAD_REQUEST = "Bad request: a NUL character in the path or query string, or malformed input."
 
 
-def document_bad_request(result: dict, **kwargs: Any) -> dict:
+_UNAVAILABLE = "The database is briefly unreachable (core.outage); the Retry-After header says when to try again."
+
+
+def document_shared_errors(result: dict, **kwargs: Any) -> dict:
     """drf-spectacular postprocessing hook: any operation can answer 400 (core.middleware.RejectNulMiddleware
-    runs before every view), so every operation documents it."""
+    runs before every view) and 503 (a database outage, core.outage), so every operation documents them."""
     for path in result.get("paths", {}).values():
         for operation in path.values():
             if isinstance(operation, dict) and "responses" in operation:
                 operation["responses"].setdefault("400", {"description": _BAD_REQUEST})
+                operation["responses"].setdefault("503", {"description": _UNAVAILABLE})
     return result
 
 
@@ -119,7 +123,29 @@ class BoundedJSONParser(JSONParser):
         body = stream.read() if stream is not None else b""
         if _too_deep(body):
             raise ParseError(f"JSON parse error - nested more than {MAX_JSON_DEPTH} levels deep.")
-        return super().parse(io.BytesIO(body), media_type, parser_context)
+        data = super().parse(io.BytesIO(body), media_type, parser_context)
+        if _has_lone_surrogate(data):
+            raise ParseError(
+                "JSON parse error - text must be valid Unicode: an unpaired surrogate escape "
+                "(such as \\ud800) is not a character."
+            )
+        return data
+
+
+def _has_lone_surrogate(value: Any) -> bool:
+    """JSON's \\u escapes can spell half of a surrogate pair, which is no character at all and
+    cannot be stored or even encoded as UTF-8; anywhere in a body (a key, a value) it is a 400."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return True
+        return False
+    if isinstance(value, dict):
+        return any(_has_lone_surrogate(k) or _has_lone_surrogate(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_has_lone_surrogate(item) for item in value)
+    return False
 
 
 def _too_deep(body: bytes) -> bool:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import time
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -52,10 +53,18 @@ def purge_stale(*, older_than: timedelta = timedelta(days=1)) -> int:
     return deleted
 
 
+def account_name(username: str) -> str:
+    """The account a username names, as a limit counts it: in its compatibility form (NFKC), as
+    the sign-in form and the token endpoint read it before looking the account up, so "ｕ13"
+    (a fullwidth u) counts against "u13"; and case-folded, so that every name that could reach
+    one account shares one budget."""
+    return unicodedata.normalize("NFKC", username).strip().casefold()
+
+
 def forget_account(*, username: str, user_id: int) -> int:
     """Delete the counters keyed by an account (its username, its id) when it is erased."""
     deleted, _ = RateLimitCounter.objects.filter(
-        Q(key__endswith=f":username:{username.strip().lower()}") | Q(key__endswith=f":user:{user_id}")
+        Q(key__endswith=f":username:{account_name(username)}") | Q(key__endswith=f":user:{user_id}")
     ).delete()
     return deleted
 
@@ -106,7 +115,7 @@ def by_ip(request: HttpRequest) -> str:
 
 def by_username(request: HttpRequest) -> str | None:
     username = request.POST.get("username", "")
-    return f"username:{username.strip().lower()}" if isinstance(username, str) and username.strip() else None
+    return f"username:{account_name(username)}" if isinstance(username, str) and username.strip() else None
 
 
 class PostgresThrottle:
@@ -153,7 +162,7 @@ class LoginThrottle(PostgresThrottle):
         username = request.data.get("username") if hasattr(request.data, "get") else None
         keys = [by_ip(request)]
         if isinstance(username, str) and username.strip():
-            keys.insert(0, f"username:{username.strip().lower()}")
+            keys.insert(0, f"username:{account_name(username)}")
         decisions = [hit(f"{self.scope}:{key}", limit=limit, period=period) for key in keys]
         self._wait = max(d.retry_after for d in decisions)
         return all(d.allowed for d in decisions)

@@ -8,7 +8,7 @@ What it does, in order:
 2. creates the users, each with an API token and one conversation;
 3. serves the app with gunicorn on 127.0.0.1 and a free port, debug off, the model offline, the
    rate limits raised so that they do not shape the run, and runs the memory worker beside it
-   (`manage.py db_worker --backend worker`), as `make run` does;
+   (`manage.py memory_worker`), as `make run` does;
 4. has each user state one fact and waits for the worker to write it, so every user has a
    memory to delete from the first second; then, for a fixed time, runs two client threads per
    user (so a user's turns, searches and deletes race each other, and two posts can race for the
@@ -152,8 +152,9 @@ class Server:
 
 
 @contextmanager
-def gunicorn(database_url: str, workers: int) -> Iterator[Server]:
-    """gunicorn on 127.0.0.1 and a free port; stopped (SIGTERM, then SIGKILL) on leaving the block."""
+def gunicorn(database_url: str, workers: int, threads: int = 1) -> Iterator[Server]:
+    """gunicorn on 127.0.0.1 and a free port (sync workers, or threaded ones with `threads`);
+    stopped (SIGTERM, then SIGKILL) on leaving the block."""
     port = free_port()
     with tempfile.TemporaryDirectory(prefix="memory-load-") as folder:
         log = Path(folder) / "gunicorn.log"
@@ -164,6 +165,7 @@ def gunicorn(database_url: str, workers: int) -> Iterator[Server]:
             "config.wsgi:application",
             f"--bind=127.0.0.1:{port}",
             f"--workers={workers}",
+            *(["--worker-class=gthread", f"--threads={threads}"] if threads > 1 else []),
             "--timeout=60",
             "--graceful-timeout=10",
             "--log-level=warning",
@@ -194,7 +196,7 @@ def _stop(process: subprocess.Popen, *, grace: float) -> None:
 def memory_worker(database_url: str) -> Iterator[subprocess.Popen]:
     """The memory-write worker on the same database, once it polls the queue; stopped (SIGTERM,
     then SIGKILL) on leaving."""
-    command = [sys.executable, "manage.py", "db_worker", "--backend", "worker", "--interval", "0.1"]
+    command = [sys.executable, "manage.py", "memory_worker", "--interval", "0.1"]
     command += ["--no-reload", "--no-startup-delay"]
     folder = tempfile.mkdtemp(prefix="memory-worker-")
     log = Path(folder) / "worker.log"

@@ -27,6 +27,7 @@ from memoryapp.extraction import clean_fact, declined, english_reading, extract_
 from memoryapp.hashing import content_hash
 from memoryapp.keys import category_of, keyed, keys_of
 from memoryapp.models import Memory, MemoryEvent, MemoryEvidence, MemoryKey, MemoryRecall
+from memoryapp.orders import orders_problem
 from memoryapp.slots import slot_of
 from memoryapp.standing import is_standing
 from memoryapp.wording import INSTRUCTION, as_said
@@ -82,7 +83,9 @@ def gate_facts(
        (a password, key, card, bank or id number) and no contact detail the user did not ask to
        be remembered (see memoryapp.sensitive); and it is an English sentence about the user,
        not about the assistant or someone the user knows (see memoryapp.grammar.fact_problems),
-       nor what a turn that only asks, and never speaks of the user, was guessed to presume;
+       nor what a turn that only asks, and never speaks of the user, was guessed to presume; and
+       if it is a standing instruction, it sends no data anywhere, carries no link or address,
+       and reveals no memory and none of the assistant's instructions (memoryapp.orders);
     1. its cosine similarity to the turn, or to one clause of it, is at or above the write
        gate: a fact the extractor invented scores low against its own source; and
     2. the clause that supports it best is the user speaking about themselves: similarity
@@ -137,6 +140,7 @@ def gate_facts(
             or _asked_once(text, content)
             or _presumed(text, content, reading if read else None)
             or grammar.about_shown_code(text, content)
+            or orders_problem(text, content)
         )
         if refused:
             rejected.append(GatedFact(text, 0.0, vector, refused))

@@ -35,6 +35,12 @@ LIST = "memoryapp/memory_list.html"
 DETAIL = "memoryapp/memory_detail.html"
 PROFILE = "memoryapp/memory_profile.html"
 PAGE_SIZE = 25
+# The page's searches travel in the URL, and a server reads a request line of at most 4,094
+# bytes (gunicorn's default). A character takes up to 12 bytes there (four UTF-8 bytes, each
+# %-escaped), so the two fields together stay under it: 12 x (250 + 80) = 3,960 bytes. A longer
+# search by meaning goes through the API (POST /api/memories/search/, 2,000 characters).
+SEARCH_MAX_CHARS = 250
+FILTER_MAX_CHARS = 80
 
 
 def _searching_user(request: HttpRequest) -> str | None:
@@ -46,9 +52,27 @@ def _searching_user(request: HttpRequest) -> str | None:
 @rate_limited("search", _searching_user, methods=("GET",))
 def memory_list_view(request: HttpRequest) -> HttpResponse:
     """The user's live memories, newest first; `q` filters by text, `s` searches by meaning."""
-    text = request.GET.get("q", "")[:200]
-    probe = request.GET.get("s", "")[:2000]
-    context: dict = {"q": text, "s": probe, "results": None, "page": None, "search_error": None}
+    text = request.GET.get("q", "")
+    probe = request.GET.get("s", "")
+    context: dict = {
+        "q": text[:FILTER_MAX_CHARS],
+        "s": probe[:SEARCH_MAX_CHARS],
+        "results": None,
+        "page": None,
+        "search_error": None,
+        "search_max": SEARCH_MAX_CHARS,
+        "filter_max": FILTER_MAX_CHARS,
+    }
+    fields = [("A search by meaning", probe, SEARCH_MAX_CHARS), ("A filter", text, FILTER_MAX_CHARS)]
+    too_long = [
+        f"{what} is at most {limit} characters (this has {len(value)})."
+        for what, value, limit in fields
+        if len(value) > limit
+    ]
+    if too_long:
+        context["search_error"] = " ".join(too_long)
+        template = f"{LIST}#memory-rows" if request.htmx and not request.htmx.boosted else LIST
+        return render(request, template, context, status=400)
     if probe.strip():
         try:
             context["results"] = memory_search(user=request.user, probe=probe)

@@ -12,6 +12,7 @@ import socket
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -32,6 +33,9 @@ class Behaviour:
     piece_chars: int = 4
     piece_delay: float = 0.0
     fail_after: int | None = None
+    # Run by the server when the request arrives, before it answers: a fault elsewhere that
+    # starts while the model is busy (the database going away mid-reply).
+    before: Callable[[], None] | None = None
 
 
 class FakeOpenAI:
@@ -101,6 +105,8 @@ class FakeOpenAI:
                 fake.requests.append({"path": self.path, "body": body})
                 if self.path.endswith("/chat/completions"):
                     behaviour = fake.chat_queue.popleft() if fake.chat_queue else fake.default_chat
+                    if behaviour.before is not None:
+                        behaviour.before()
                     self._chat(body, behaviour)
                 elif self.path.endswith("/embeddings"):
                     self._embeddings(body)

@@ -1,4 +1,4 @@
-"""A real memory worker for tests: `manage.py db_worker --backend worker` as its own process,
+"""A real memory worker for tests: `manage.py memory_worker` (chat.worker) as its own process,
 pointed at the test database."""
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ def worker_settings(settings) -> dict[str, str]:
 
 
 def worker(env: dict[str, str], *args: str) -> subprocess.Popen:
-    command = [sys.executable, "manage.py", "db_worker", "--backend", "worker", "--no-reload", "--no-startup-delay"]
+    command = [sys.executable, "manage.py", "memory_worker", "--no-startup-delay"]
     return subprocess.Popen(  # noqa: S603 - our own interpreter and a fixed argument list
         [*command, "--interval", "0.1", *args],
         cwd=BASE_DIR,

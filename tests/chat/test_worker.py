@@ -1,5 +1,6 @@
-"""The memory write on a real worker: `manage.py db_worker --backend worker` (django-tasks-db) as
-its own process, against the test database, for whole chat turns."""
+"""The memory write on a real worker: `manage.py memory_worker` (django-tasks-db's worker, with
+reconnection and a lease: chat.worker) as its own process, against the test database, for whole
+chat turns."""
 
 from __future__ import annotations
 
@@ -11,9 +12,11 @@ import pytest
 from django.core.management import call_command
 from django_tasks_db.models import DBTaskResult
 
-from chat.models import Turn
+from chat.models import Turn, WorkerLease
 from chat.services import chat_reply, chat_user_turn, conversation_create
 from memoryapp.models import Memory, MemoryEvidence
+from tests.db_proxy import DatabaseProxy
+from tests.fake_openai import Behaviour
 from tests.workers import TIMEOUT, finish, worker
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -156,3 +159,92 @@ def test_queued_writes_and_their_vectors_go_with_the_conversation_and_the_accoun
 
     account_erase(user=alice)
     assert [r.args_kwargs["kwargs"]["user_id"] for r in DBTaskResult.objects.all()] == [bob.pk]
+
+
+def _wait_for(condition, what: str, process=None) -> None:
+    deadline = time.monotonic() + TIMEOUT
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        assert process is None or process.poll() is None, f"the worker exited while waiting for {what}"
+        time.sleep(0.1)
+
+
+def test_the_write_of_a_killed_worker_is_taken_up_by_the_next_without_a_hand(alice, worker_env, fake_llm):
+    worker_env.update(
+        OPENAI_BASE_URL=fake_llm.base_url,
+        OPENAI_API_KEY="test-key",
+        MEMORY_LLM_TIMEOUT="60",
+        MEMORY_GRAMMAR_FIRST="0",
+        MEMORY_WORKER_LEASE_SECONDS="2",
+    )
+    fake_llm.reply("Noted.")
+    fake_llm.hang(60)
+    turn = say(alice, conversation_create(user=alice), "I live in Lisbon.")
+    doomed = worker(worker_env)
+    _wait_for(lambda: DBTaskResult.objects.filter(status="RUNNING").exists(), "the write to start", doomed)
+    os.killpg(doomed.pid, signal.SIGKILL)
+    doomed.communicate()
+    time.sleep(2.5)  # the dead worker's lease lapses
+
+    fake_llm.chat_queue.clear()
+    fake_llm.facts("The user lives in Lisbon.")
+    output = finish(worker(worker_env, "--batch"))  # no requeue_memory_writes by hand
+
+    assert "abandoned memory writes: 1 stale tasks failed, 1 writes queued again" in output
+    turn.refresh_from_db()
+    assert turn.memory_state == Turn.MemoryState.DONE
+    assert list(Memory.objects.filter(user=alice).values_list("text", flat=True)) == ["The user lives in Lisbon."]
+    assert MemoryEvidence.objects.filter(user=alice, turn=turn).count() == 1
+    assert sorted(DBTaskResult.objects.values_list("status", flat=True)) == ["FAILED", "SUCCESSFUL"]
+
+
+def test_a_slow_write_of_a_live_worker_is_never_taken_from_it(alice, worker_env, fake_llm):
+    worker_env.update(
+        OPENAI_BASE_URL=fake_llm.base_url,
+        OPENAI_API_KEY="test-key",
+        MEMORY_LLM_TIMEOUT="60",
+        MEMORY_GRAMMAR_FIRST="0",
+        MEMORY_WORKER_LEASE_SECONDS="2",
+    )
+    fake_llm.reply("Noted.")
+    fake_llm.chat_queue.append(Behaviour(content='{"facts": ["The user lives in Lisbon."]}', delay=6))
+    turn = say(alice, conversation_create(user=alice), "I live in Lisbon.")
+    slow = worker(worker_env)
+    _wait_for(lambda: DBTaskResult.objects.filter(status="RUNNING").exists(), "the write to start", slow)
+    time.sleep(2.5)  # longer than a lease: the write goes on, its worker renewing the lease
+
+    output = finish(worker(worker_env, "--batch"))
+    assert "abandoned" not in output
+    assert list(DBTaskResult.objects.values_list("status", flat=True)) == ["RUNNING"]
+
+    _wait_for(lambda: DBTaskResult.objects.filter(status="SUCCESSFUL").exists(), "the slow write", slow)
+    os.killpg(slow.pid, signal.SIGTERM)
+    finish(slow)
+    turn.refresh_from_db()
+    assert turn.memory_state == Turn.MemoryState.DONE
+    assert MemoryEvidence.objects.filter(user=alice, turn=turn).count() == 1
+    assert list(DBTaskResult.objects.values_list("status", flat=True)) == ["SUCCESSFUL"]
+    assert not WorkerLease.objects.exists()  # both workers gave their lease up as they stopped
+
+
+def test_the_worker_waits_out_a_database_outage_and_carries_on(alice, worker_env):
+    from django.db import connection
+
+    proxy = DatabaseProxy()
+    worker_env.update(DATABASE_URL=proxy.url(connection.settings_dict["NAME"]))
+    process = worker(worker_env)
+    _wait_for(WorkerLease.objects.exists, "the worker to start", process)
+
+    proxy.cut()  # as `pg_ctl stop -m fast` looks from the worker
+    time.sleep(3)
+    assert process.poll() is None, "the worker exited when its database went away"
+    proxy.restore()
+
+    turn = say(alice, conversation_create(user=alice), "I live in Lisbon.")
+    written = lambda: Turn.objects.get(pk=turn.pk).memory_state == Turn.MemoryState.DONE  # noqa: E731
+    _wait_for(written, "the write after the outage", process)
+    os.killpg(process.pid, signal.SIGTERM)
+    output = finish(process)
+    assert "database unavailable" in output and "reconnecting in 0.5 s (attempt 1)" in output
+    assert "database reachable again" in output
+    assert list(Memory.objects.filter(user=alice).values_list("text", flat=True)) == ["The user lives in Lisbon."]

@@ -90,7 +90,8 @@ def test_a_turn_reads_its_memories_and_standing_instructions_in_one_statement(st
         recalled = read_turn(stored, "What do I do for a living?").recalled
     assert len(statements) == 1
     assert recalled[0].memory.text == "The user is a pediatric nurse." and not recalled[0].standing
-    assert recalled[-1].standing and recalled[-1].memory.text == "The user wants the assistant to keep its answers short."
+    assert recalled[-1].standing
+    assert recalled[-1].memory.text == "The user wants the assistant to keep its answers short."
     with CaptureQueriesContext(connection) as statements:  # a turn that needs no memory: the instructions alone
         recalled = read_turn(stored, "Who founded Tesla?").recalled
     assert len(statements) == 1

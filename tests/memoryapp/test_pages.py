@@ -80,6 +80,25 @@ def test_text_filter_and_semantic_search(alice_client, alices_memories):
     assert "Priya" not in found  # under the floor
 
 
+def test_the_longest_search_the_page_takes_fits_the_servers_request_line(alice_client, alices_memories):
+    from urllib.parse import urlencode
+
+    from gunicorn.config import LimitRequestLine
+
+    from memoryapp.views import FILTER_MAX_CHARS, SEARCH_MAX_CHARS
+
+    url = reverse("memoryapp:memory_list")
+    widest = "\U0001f600"  # four UTF-8 bytes, each %-escaped in the URL
+    query = urlencode({"q": widest * FILTER_MAX_CHARS, "s": widest * SEARCH_MAX_CHARS, "page": "99"})
+    assert len(f"GET {url}?{query} HTTP/1.1") <= LimitRequestLine.default
+    assert alice_client.get(url, {"s": "где я живу? " * 20}).status_code == 200  # 240 characters
+    too_long = alice_client.get(url, {"s": "где я живу? " * 21})
+    assert too_long.status_code == 400
+    assert "A search by meaning is at most 250 characters (this has 252)." in too_long.content.decode()
+    filtered = alice_client.get(url, {"q": "x" * 81}, **HTMX)
+    assert filtered.status_code == 400 and "A filter is at most 80 characters" in filtered.content.decode()
+
+
 def test_delete_takes_effect_on_the_very_next_recall_and_undo_restores(alice, alice_client, alices_memories):
     memory = alices_memories["The user lives in Lisbon."]
     assert [r.memory.pk for r in recall(alice, "Which city do I live in?")] == [memory.pk]

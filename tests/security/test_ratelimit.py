@@ -110,3 +110,48 @@ def test_password_change_attempts_are_limited_per_account(alice, settings):
     statuses = [client.post(reverse("password_change"), guess).status_code for _ in range(5)]
     assert statuses == [200, 200, 200, 429, 429]  # a wrong current password re-renders the form, then 429
     assert "Too many sign-in attempts" in client.post(reverse("password_change"), guess).content.decode()
+
+
+@pytest.mark.parametrize("way_in", ["page", "admin", "token"])
+def test_a_compatibility_form_of_the_name_shares_its_accounts_sign_in_limit(make_user, settings, way_in):
+    from rest_framework.test import APIClient
+
+    settings.RATE_LIMITS = {**settings.RATE_LIMITS, "login": (3, WINDOW, "sign-in attempts")}
+    make_user("u13", is_staff=True)
+    url = {"page": reverse("login"), "admin": reverse("admin:login"), "token": "/api/auth/token/"}[way_in]
+
+    def attempt(username: str, password: str, address: str) -> int:
+        if way_in == "token":
+            client = APIClient(REMOTE_ADDR=address)
+            return client.post(url, {"username": username, "password": password}, format="json").status_code
+        return Client(REMOTE_ADDR=address).post(url, {"username": username, "password": password}).status_code
+
+    assert [attempt("u13", "wrong", "198.51.100.1") for _ in range(3)] == [200 if way_in != "token" else 400] * 3
+    # the right password, with a fullwidth "ｕ" and from another address: still the same account's budget
+    assert attempt("ｕ13", "u13-password-1", "198.51.100.2") == 429
+    assert attempt("Ｕ１３", "u13-password-1", "198.51.100.3") == 429
+
+
+def test_the_token_endpoint_reads_a_name_as_the_sign_in_form_does(make_user):
+    from rest_framework.test import APIClient
+
+    make_user("u13")
+    answer = APIClient().post("/api/auth/token/", {"username": "ｕ13", "password": "u13-password-1"}, format="json")
+    assert answer.status_code == 200
+    assert answer["Cache-Control"] == "no-store"
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        '{"username": "\\ud800", "password": "x"}',
+        '{"username": "alice", "password": "\\udfff"}',
+        '{"username": "alice", "password": "x", "\\ud800": 1}',
+    ],
+)
+def test_a_lone_surrogate_in_a_token_request_is_a_400(alice, body):
+    from rest_framework.test import APIClient
+
+    answer = APIClient().post("/api/auth/token/", body, content_type="application/json")
+    assert answer.status_code == 400
+    assert "surrogate" in answer.json()["detail"]
