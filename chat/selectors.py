@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from django.shortcuts import get_object_or_404
 
 from chat.models import Conversation, Turn
-from memoryapp.selectors import evidence_for_turns, recalls_for_replies
+from memoryapp.selectors import evidence_for_turns, forgotten_for_turns, recalls_for_replies
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser
@@ -35,6 +35,7 @@ class TurnView:
     recalled: list  # on a reply: MemoryRecall rows, in rank order
     written: list  # on a user turn: MemoryEvidence rows (created or refreshed)
     answered: bool  # on a user turn: whether a reply exists
+    forgotten: list = field(default_factory=list)  # on a user turn that asked to forget: the delete events
 
 
 def turn_views(*, user: AbstractBaseUser, turns: list[Turn]) -> list[TurnView]:
@@ -42,6 +43,7 @@ def turn_views(*, user: AbstractBaseUser, turns: list[Turn]) -> list[TurnView]:
     user_ids = [t.pk for t in turns if t.role == Turn.Role.USER]
     reply_ids = [t.pk for t in turns if t.role == Turn.Role.ASSISTANT]
     evidence = evidence_for_turns(user=user, turn_ids=user_ids)
+    forgotten = forgotten_for_turns(user=user, turn_ids=user_ids)
     recalls = recalls_for_replies(user=user, reply_ids=reply_ids)
     answered = set(Turn.objects.filter(user=user, reply_to_id__in=user_ids).values_list("reply_to_id", flat=True))
     return [
@@ -50,6 +52,7 @@ def turn_views(*, user: AbstractBaseUser, turns: list[Turn]) -> list[TurnView]:
             recalled=recalls.get(t.pk, []),
             written=evidence.get(t.pk, []),
             answered=t.pk in answered,
+            forgotten=forgotten.get(t.pk, []),
         )
         for t in turns
     ]

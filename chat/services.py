@@ -23,8 +23,9 @@ from chat.tasks import enqueue_write, remember_turn
 from core.llm import ModelUnavailable
 from core.ratelimit import forget_account
 from core.sessions import sign_out_everywhere
+from memoryapp.extraction import declined
 from memoryapp.selectors import Recalled, TurnRead, read_turn
-from memoryapp.services import memory_admin_log_erase, memory_detach_conversation, recall_log
+from memoryapp.services import memory_admin_log_erase, memory_detach_conversation, memory_forget_asked, recall_log
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser
@@ -74,9 +75,20 @@ def turn_append(
     return turn
 
 
+@transaction.atomic
 def chat_user_turn(*, user: AbstractBaseUser, conversation: Conversation, content: str) -> Turn:
-    """Step 1 of a chat turn: store what the user said, before any model is involved."""
-    return turn_append(user=user, conversation=conversation, role=Turn.Role.USER, content=content)
+    """Step 1 of a chat turn: store what the user said, before any model is involved. A turn that
+    asks to forget ("Forget that I'm a nurse") deletes what it names at once, with the turn, so
+    that none of it reaches this turn's reply (memoryapp.services.memory_forget_asked); nothing
+    from it is written."""
+    turn = turn_append(user=user, conversation=conversation, role=Turn.Role.USER, content=content)
+    if declined(content) == "forget":
+        forgotten = memory_forget_asked(user=user, turn=turn)
+        # Nothing from it is to be written: no write is queued for it.
+        Turn.objects.filter(pk=turn.pk, user=user).update(memory_state=Turn.MemoryState.FORGET)
+        turn.memory_state = Turn.MemoryState.FORGET
+        logger.info("turn %s asked to forget; %d memories deleted", turn.pk, len(forgotten))
+    return turn
 
 
 @dataclass

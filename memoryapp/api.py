@@ -16,7 +16,7 @@ from rest_framework.views import APIView
 
 from core.api import NO_SUCH_PAGE, TOO_MANY, DetailSerializer, FormCheckedTextField, StrictCharField
 from core.llm import ModelUnavailable
-from core.ratelimit import SearchThrottle
+from core.ratelimit import ChatThrottle, SearchThrottle
 from memoryapp.forms import MemoryTextForm
 from memoryapp.selectors import memory_export, memory_get, memory_list, memory_search, memory_trace
 from memoryapp.serializers import (
@@ -25,16 +25,33 @@ from memoryapp.serializers import (
     MemorySerializer,
     MemoryTraceSerializer,
 )
-from memoryapp.services import MemoryConflict, memory_correct, memory_restore, memory_soft_delete
+from memoryapp.services import (
+    MemoryConflict,
+    MemoryRefused,
+    memory_add,
+    memory_correct,
+    memory_restore,
+    memory_soft_delete,
+)
 
 EMBEDDER_DOWN = "The embedding model could not be reached; nothing was changed. Try again."
 NOT_FOUND = OpenApiResponse(DetailSerializer, description="No such memory among the caller's own.")
 
 
 class MemoryListApi(generics.ListAPIView):
-    """The caller's live memories, newest first, optionally filtered by plain text."""
+    """The caller's live memories, newest first, optionally filtered by plain text; POST adds one by hand."""
 
     serializer_class = MemorySerializer
+    throttle_classes = [ChatThrottle]  # on POST: an addition is embedded, like a message
+
+    @extend_schema_serializer(component_name="MemoryAddition")
+    class InputSerializer(serializers.Serializer):
+        text = FormCheckedTextField(
+            form_class=MemoryTextForm,
+            form_field="text",
+            max_chars=settings.MEMORY_MAX_FACT_CHARS,
+            help_text=f"The fact, as it is to be remembered, 1 to {settings.MEMORY_MAX_FACT_CHARS} characters.",
+        )
 
     def get_queryset(self):
         return memory_list(user=self.request.user, text=self.request.query_params.get("q", "")[:200])
@@ -46,6 +63,34 @@ class MemoryListApi(generics.ListAPIView):
     )
     def get(self, request: Request, *args, **kwargs) -> Response:
         return super().get(request, *args, **kwargs)
+
+    @extend_schema(
+        operation_id="memories_add",
+        request=InputSerializer,
+        responses={
+            201: MemoryTraceSerializer,
+            200: OpenApiResponse(MemoryTraceSerializer, description="The same fact was already remembered: refreshed."),
+            400: OpenApiResponse(
+                description="Empty or too long (the field's errors), or a memory that may not be kept (`detail`)."
+            ),
+            429: TOO_MANY,
+            503: OpenApiResponse(DetailSerializer, description="The embedding model is unavailable."),
+        },
+    )
+    def post(self, request: Request) -> Response:
+        """Add a memory by hand: stored as written, with provenance "added by hand"."""
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        try:
+            memory, created = memory_add(user=request.user, text=serializer.validated_data["text"])
+        except MemoryRefused as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
+        except ModelUnavailable:
+            return Response({"detail": EMBEDDER_DOWN}, status=status.HTTP_503_SERVICE_UNAVAILABLE)
+        trace = memory_trace(user=request.user, memory_id=memory.pk)
+        return Response(
+            MemoryTraceSerializer(trace).data, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK
+        )
 
 
 class MemoryDetailApi(APIView):

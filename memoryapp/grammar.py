@@ -505,14 +505,65 @@ def speaks_of_anyone(text: str) -> bool:
 
 def is_forget_request(doc: Doc) -> bool:
     """ "Forget that I live in Porto", "please don't remember this": the user asks for less memory."""
+    return any(_forget_verb(sent) is not None for sent in doc.sents)
+
+
+def _forget_verb(sent: Span) -> Token | None:
+    """The verb of a sentence that asks to forget ("Forget ...", "Don't remember ..."), or None.
+    A sentence that opens with the bare verb and names what the user said or what is
+    remembered is one too, however the tagger reads its first word ("Delete what I told you
+    about my daughter." parses with "Delete" as a name)."""
+    root = sent.root
+    negated = _negated(root)
+    if root.lemma_.lower() in _FORGET_VERBS and _is_imperative(root) and not negated:
+        return root
+    if root.lemma_.lower() in _KEEP_VERBS and negated and _is_imperative(root):
+        return root
+    first = next((t for t in sent if t.pos_ not in {"INTJ", "PUNCT"} and t.lower_ not in {"please", "pls"}), None)
+    if (
+        first is not None
+        and first.i == root.i
+        and root.lower_ in _FORGET_VERBS
+        and root.tag_ in {"NNP", "NN", "VB"}
+        and any(c.dep_ in {"ccomp", "dobj", "dative"} for c in root.children)
+        and _ABOUT_MEMORY.search(sent.text)
+    ):
+        return root
+    return None
+
+
+def forget_object(doc: Doc) -> str | None:
+    """What a request to forget names, in the user's words: "that I'm a nurse" -> "I'm a nurse",
+    "what I said about my divorce", "my address", "everything about my job". None when the
+    turn names nothing ("Forget it.", "Don't remember this."), and for "delete", "remove" and
+    the like unless it is about what the user said or what is remembered: "Remove the
+    background from this photo" asks for an edit, not to forget."""
     for sent in doc.sents:
-        root = sent.root
-        negated = _negated(root)
-        if root.lemma_.lower() in _FORGET_VERBS and _is_imperative(root) and not negated:
-            return True
-        if root.lemma_.lower() in _KEEP_VERBS and negated and _is_imperative(root):
-            return True
-    return False
+        verb = _forget_verb(sent)
+        if verb is None:
+            continue
+        if verb.lower_ not in {"forget", "unlearn"} and not _negated(verb) and not _ABOUT_MEMORY.search(sent.text):
+            continue
+        named = [c for c in verb.children if c.dep_ in {"ccomp", "dobj", "xcomp", "prep", "dative"} and c.i > verb.i]
+        words = sorted(
+            (
+                t
+                for c in named
+                for t in c.subtree
+                if t.dep_ not in {"mark", "intj", "appos", "punct"} and t.lower_ not in {"please", "pls", "thanks"}
+            ),
+            key=lambda t: t.i,
+        )
+        text = "".join(t.text_with_ws for t in words).strip()
+        if text and text.lower() not in {"it", "this", "that", "these", "those", "them"}:
+            return text
+    return None
+
+
+# What the user said, or what is remembered: the object of "delete", "remove" when they ask to forget.
+_ABOUT_MEMORY = re.compile(
+    r"\b(?:i (?:said|told|mentioned|wrote|shared)|(?:you|it) (?:know|remember|stored|saved)|memor(?:y|ies))\b", re.I
+)
 
 
 def _third_person_verb(token: Token) -> str:

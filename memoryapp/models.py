@@ -29,6 +29,8 @@ class Memory(models.Model):
     sensitive = models.CharField(max_length=32, blank=True, default="", db_default="")
     # A standing instruction (memoryapp.standing), given to every reply whatever the turn.
     standing = models.BooleanField(default=False, db_default=False)
+    # Where it came from: a chat turn (the source below), or the user's own hand on the memory page.
+    added_by_hand = models.BooleanField(default=False, db_default=False)
     # The embedding model its keys (MemoryKey) were last written with; "" before they were.
     keys_model = models.CharField(max_length=100, blank=True, default="", db_default="")
     source_conversation = models.ForeignKey(
@@ -173,6 +175,7 @@ class MemoryEvent(models.Model):
         RESTORED = "restored", "Restored"
         SUPERSEDED = "superseded", "Superseded by a newer fact"
         EXTENDED = "extended", "Restated with more detail"
+        ADDED = "added", "Added by hand"
 
     memory = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="events")
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
@@ -182,6 +185,8 @@ class MemoryEvent(models.Model):
     new_text = models.TextField(blank=True)
     # On "superseded": the memory that replaced this one.
     replaced_by = models.ForeignKey(Memory, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    # On "deleted" by a request in chat ("Forget that I'm a nurse"): the turn that asked.
+    turn = models.ForeignKey("chat.Turn", on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -453,6 +453,21 @@ def evidence_for_turns(*, user: AbstractBaseUser, turn_ids: Sequence[int]):
     return by_turn
 
 
+def forgotten_for_turns(*, user: AbstractBaseUser, turn_ids: Sequence[int]):
+    """The memories each of these user turns asked to forget and had deleted, by turn; each row
+    is the delete's event, its memory loaded (live again if the user undid it)."""
+    rows = (
+        MemoryEvent.objects.filter(user=user, action=MemoryEvent.Action.DELETED, turn_id__in=list(turn_ids))
+        .select_related("memory")
+        .defer("memory__embedding")
+        .order_by("turn_id", "id")
+    )
+    by_turn: dict[int, list] = {}
+    for row in rows:
+        by_turn.setdefault(row.turn_id, []).append(row)
+    return by_turn
+
+
 def recalls_for_replies(*, user: AbstractBaseUser, reply_ids: Sequence[int]):
     """The memories each of these assistant replies was given, by reply, in rank order."""
     rows = (

@@ -28,6 +28,7 @@ class MemorySerializer(serializers.Serializer):
         "only to a message on its topic."
     )
     source = MemorySourceSerializer(source="*")
+    added_by_hand = serializers.BooleanField(help_text="Written by the user on the memory page or through the API.")
 
 
 class MemoryEvidenceSerializer(serializers.Serializer):

@@ -14,7 +14,7 @@ from django.contrib.admin.models import LogEntry
 from django.contrib.auth import get_user_model
 from django.contrib.contenttypes.models import ContentType
 from django.db import connection, transaction
-from django.db.models import Q, QuerySet
+from django.db.models import F, Q, QuerySet
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
@@ -644,13 +644,43 @@ def _live_or_404(user: AbstractBaseUser, memory_id: int, *, deleted: bool = Fals
 
 
 @transaction.atomic
-def memory_soft_delete(*, user: AbstractBaseUser, memory_id: int, actor: AbstractBaseUser | None = None) -> Memory:
-    """Hide a memory from recall from the very next request on; the row stays for incident review."""
+def memory_soft_delete(
+    *, user: AbstractBaseUser, memory_id: int, actor: AbstractBaseUser | None = None, turn: Turn | None = None
+) -> Memory:
+    """Hide a memory from recall from the very next request on; the row stays for incident review.
+    `turn`: the chat turn that asked for it ("Forget that I'm a nurse")."""
     memory = _live_or_404(user, memory_id)
     memory.deleted_at = memory.updated_at = timezone.now()
     Memory.objects.filter(pk=memory.pk, user=user).update(deleted_at=memory.deleted_at, updated_at=memory.updated_at)
-    MemoryEvent.objects.create(memory=memory, user=user, actor=actor or user, action=MemoryEvent.Action.DELETED)
+    MemoryEvent.objects.create(
+        memory=memory, user=user, actor=actor or user, action=MemoryEvent.Action.DELETED, turn=turn
+    )
     return memory
+
+
+FORGET_MAX = 3
+FORGET_GAP = 0.05
+
+
+@transaction.atomic
+def memory_forget_asked(*, user: AbstractBaseUser, turn: Turn) -> list[Memory]:
+    """Forget what a chat turn asks to forget ("Forget that I'm a nurse", "Delete what I told
+    you about my daughter"): the live memories nearest to what it names, found as the read path
+    finds them (their text and keys, over the recall floor), the nearest and any within
+    FORGET_GAP of it, at most FORGET_MAX. Each is deleted as on the memory page (with the same
+    Undo), the turn recorded on its event. None when the turn names nothing ("Forget it.") or
+    nothing clears the floor; the page then says so."""
+    from memoryapp.selectors import recall
+
+    named = grammar.forget_object(grammar.analyse(turn.content))
+    if named is None:
+        return []
+    found = recall(user, named)
+    if not found:
+        return []
+    nearest = found[0].similarity
+    chosen = [item.memory for item in found if item.similarity >= nearest - FORGET_GAP][:FORGET_MAX]
+    return [memory_soft_delete(user=user, memory_id=memory.pk, turn=turn) for memory in chosen]
 
 
 @transaction.atomic
@@ -728,6 +758,66 @@ def memory_correct(
         _supersede(user=user, memory_id=memory.pk, text=cleaned, actor=actor or user)
     memory.text, memory.content_hash, memory.embedding_model = cleaned, new_hash, embedder.name
     return memory
+
+
+class MemoryRefused(ValueError):
+    """A memory the user wrote that no memory may be: a secret, or a standing instruction with orders."""
+
+
+def memory_add(*, user: AbstractBaseUser, text: str, actor: AbstractBaseUser | None = None) -> tuple[Memory, bool]:
+    """A memory the user writes by hand on the memory page or through the API, stored as written:
+    no extraction and no gate, only what no memory may be is refused (a password, key, card,
+    bank or id number: memoryapp.sensitive; a standing instruction that carries orders:
+    memoryapp.orders). It is embedded with its keys and deduplicated like any memory: the same
+    fact again refreshes the live one (`last_seen`, `times_seen`); a newer fact in its slot
+    retires the older. Its provenance is "added by hand", with the time (an ADDED event).
+    Returns the memory and whether it is new. Raises ValueError for unusable text and
+    MemoryRefused for what may not be kept."""
+    cleaned = clean_fact(text)
+    if cleaned is None:
+        raise ValueError(f"A memory must be 1 to {settings.MEMORY_MAX_FACT_CHARS} characters of text.")
+    if sensitive.secret_kind(cleaned):
+        raise MemoryRefused("This looks like a password, key, card, bank or ID number: those are never stored.")
+    problem = orders_problem(cleaned)
+    if problem:
+        raise MemoryRefused(problem[0].upper() + problem[1:] + ".")
+    embedder = get_embedder()
+    keys = keys_of(cleaned)
+    vector, *key_vectors = embedder.embed([cleaned, *keys])  # before the transaction: no lock held across it
+    new_hash = content_hash(cleaned)
+    now = timezone.now()
+    with transaction.atomic():
+        live = Memory.objects.select_for_update().filter(user=user, content_hash=new_hash, deleted_at__isnull=True)
+        memory = live.first()
+        created = memory is None
+        if memory is not None:
+            live.update(last_seen=now, updated_at=now, times_seen=F("times_seen") + 1)
+        else:
+            memory = Memory.objects.create(
+                user=user,
+                text=cleaned,
+                embedding=vector.tolist(),
+                embedding_model=embedder.name,
+                content_hash=new_hash,
+                slot=slot_of(cleaned),
+                sensitive=category_of(cleaned),
+                standing=is_standing(cleaned),
+                added_by_hand=True,
+                last_seen=now,
+            )
+            with connection.cursor() as cursor:
+                _write_keys(
+                    cursor,
+                    user=user,
+                    memory_id=memory.pk,
+                    model_name=embedder.name,
+                    known=dict(zip(keys, key_vectors, strict=True)),
+                )
+            MemoryEvent.objects.create(
+                memory=memory, user=user, actor=actor or user, action=MemoryEvent.Action.ADDED, new_text=cleaned
+            )
+            _supersede(user=user, memory_id=memory.pk, text=cleaned, actor=actor or user)
+    return memory, created
 
 
 def _soft_delete_live(*, user: AbstractBaseUser, live: QuerySet[Memory], actor: AbstractBaseUser) -> int:

@@ -6,6 +6,7 @@ app_name = "memoryapp"
 
 urlpatterns = [
     path("", views.memory_list_view, name="memory_list"),
+    path("add/", views.memory_add_view, name="memory_add"),
     path("export/", views.memory_export_view, name="memory_export"),
     path("about-me/", views.memory_profile_view, name="memory_profile"),
     path("forget-all/", views.memory_forget_all_view, name="memory_forget_all"),

@@ -24,7 +24,9 @@ from memoryapp.selectors import (
 )
 from memoryapp.services import (
     MemoryConflict,
+    MemoryRefused,
     UndoExpired,
+    memory_add,
     memory_correct,
     memory_forget_all,
     memory_restore,
@@ -34,6 +36,7 @@ from memoryapp.services import (
 LIST = "memoryapp/memory_list.html"
 DETAIL = "memoryapp/memory_detail.html"
 PROFILE = "memoryapp/memory_profile.html"
+FORGOTTEN_UNDONE = "memoryapp/forgotten_undone.html"
 PAGE_SIZE = 25
 # The page's searches travel in the URL, and a server reads a request line of at most 4,094
 # bytes (gunicorn's default). A character takes up to 12 bytes there (four UTF-8 bytes, each
@@ -84,6 +87,42 @@ def memory_list_view(request: HttpRequest) -> HttpResponse:
         )
     template = f"{LIST}#memory-rows" if request.htmx and not request.htmx.boosted else LIST
     return render(request, template, context)
+
+
+@login_required
+@require_POST
+@rate_limited("chat", by_user)
+def memory_add_view(request: HttpRequest) -> HttpResponse:
+    """Add a memory by hand (memoryapp.services.memory_add). On a refusal the list comes back with
+    the text kept in the field and the reason beside it."""
+    form = MemoryTextForm(request.POST)
+    error = None
+    if form.is_valid():
+        try:
+            memory, created = memory_add(user=request.user, text=form.cleaned_data["text"])
+        except (MemoryRefused, ValueError) as exc:
+            error = str(exc)
+        except ModelUnavailable:
+            error = "The memory could not be added: the embedding model could not be reached. Try again."
+        else:
+            note = "Added" if created else "Already remembered; refreshed"
+            messages.success(request, f"{note} “{memory.text}”.")
+            return redirect("memoryapp:memory_list")
+    else:
+        error = " ".join(form.errors["text"])
+    page = Paginator(memory_list(user=request.user), PAGE_SIZE).get_page(1)
+    context = {
+        "q": "",
+        "s": "",
+        "results": None,
+        "page": page,
+        "search_error": None,
+        "search_max": SEARCH_MAX_CHARS,
+        "filter_max": FILTER_MAX_CHARS,
+        "add_text": request.POST.get("text", ""),
+        "add_error": error,
+    }
+    return render(request, LIST, context, status=400)
 
 
 @login_required
@@ -151,14 +190,21 @@ def memory_undo(request: HttpRequest, memory_id: int) -> HttpResponse:
         memory = memory_restore(user=request.user, memory_id=memory_id)
     except (MemoryConflict, UndoExpired) as exc:
         message = str(exc) if isinstance(exc, MemoryConflict) else "This delete can no longer be undone."
+        if request.htmx and request.POST.get("in") == "chat":
+            return render(request, FORGOTTEN_UNDONE, {"memory_id": memory_id, "undo_error": message})
         if request.htmx:
             return render(request, f"{LIST}#memory-undo", {"memory": {"pk": memory_id}, "undo_error": message})
         messages.error(request, message)
         return redirect("memoryapp:memory_list")
+    in_chat = request.POST.get("in") == "chat"  # the Undo of a forget request in chat
+    if request.htmx and in_chat:
+        return render(request, FORGOTTEN_UNDONE, {"memory": memory})
     if request.htmx:
         row = memory_list(user=request.user).get(pk=memory.pk)
         return render(request, f"{LIST}#memory-row", {"memory": row})
     messages.success(request, f"Restored “{memory.text}”.")
+    if in_chat:
+        return redirect("memoryapp:memory_detail", memory.pk)
     return redirect("memoryapp:memory_list")
 
 

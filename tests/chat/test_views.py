@@ -198,15 +198,16 @@ def test_a_secret_is_never_remembered_and_the_page_says_so(alice_client, alice):
     assert "Nothing from this message was remembered" in page
 
 
-def test_a_request_to_forget_refreshes_nothing_and_points_to_the_memory_page(alice_client, alice):
+def test_a_request_to_forget_refreshes_nothing_deletes_what_it_names_and_says_so(alice_client, alice):
     conversation = conversation_create(user=alice)
     url = reverse("chat:turn_create", args=[conversation.public_id])
     alice_client.post(url, {"content": "I live in Porto."})
     alice_client.post(url, {"content": "Please forget that I live in Porto."})
 
     memory = Memory.objects.get(user=alice)
-    assert memory.times_seen == 1 and memory.evidence.count() == 1
+    assert memory.times_seen == 1 and memory.evidence.count() == 1  # restated by the request: not refreshed
+    assert memory.deleted_at is not None
     forget = Turn.objects.get(conversation=conversation, role="user", seq=3)
     assert forget.memory_state == Turn.MemoryState.FORGET
     page = alice_client.get(reverse("chat:conversation_detail", args=[conversation.public_id])).content.decode()
-    assert "You asked to forget" in page and reverse("memoryapp:memory_list") in page
+    assert "Forgot “The user lives in Porto.”" in page and reverse("memoryapp:memory_list") in page

@@ -1,0 +1,109 @@
+"""Forget in chat: "Forget that I'm a nurse" deletes what it names before the reply is made, with
+the memory page's Undo, and says what it deleted, or that nothing matched."""
+
+import pytest
+from django.urls import reverse
+
+from chat.services import chat_reply, chat_user_turn, conversation_create
+from memoryapp.models import Memory, MemoryEvent
+from memoryapp.services import remember
+from tests.factories import user_turn
+
+pytestmark = pytest.mark.django_db
+
+HTMX = {"HTTP_HX_REQUEST": "true"}
+STORE = [
+    "I'm a pediatric nurse in Montreal.",
+    "I live in Lisbon.",
+    "My daughter Mia is 6.",
+    "I play the cello in an amateur orchestra.",
+    "I drive a 2019 Tesla Model 3.",
+]
+
+
+@pytest.fixture
+def stored(alice):
+    for text in STORE:
+        assert remember(alice, user_turn(alice, text)) >= 1
+    return alice
+
+
+def _live(user) -> list[str]:
+    return sorted(Memory.objects.filter(user=user, deleted_at__isnull=True).values_list("text", flat=True))
+
+
+def test_forgetting_in_chat_deletes_what_it_names_before_the_reply(stored):
+    before = _live(stored)
+    conversation = conversation_create(user=stored)
+    turn = chat_user_turn(user=stored, conversation=conversation, content="Please forget that I'm a nurse.")
+    nurse = Memory.objects.get(user=stored, text="The user is a pediatric nurse.")
+    assert Memory.objects.get(pk=nurse.pk).deleted_at is not None
+    (event,) = MemoryEvent.objects.filter(user=stored, action=MemoryEvent.Action.DELETED)
+    assert (event.memory_id, event.turn_id) == (nurse.pk, turn.pk)
+
+    outcome = chat_reply(user=stored, user_turn=turn)
+    assert nurse not in [item.memory for item in outcome.recalled]  # given the nurse at 0.49 before
+    assert "The user is a pediatric nurse." not in outcome.reply.content
+    assert _live(stored) == sorted(set(before) - {"The user is a pediatric nurse."})  # nothing else, nothing new
+
+
+@pytest.mark.parametrize(
+    ("request_text", "forgotten"),
+    [
+        ("Delete what I told you about my daughter.", "The user's daughter Mia is 6 years old."),
+        ("Don't remember that I play the cello.", "The user plays the cello in an amateur orchestra."),
+        ("Please forget where I live.", "The user lives in Lisbon."),
+    ],
+)
+def test_each_way_of_asking_forgets_the_memory_it_names(stored, request_text, forgotten):
+    before = _live(stored)
+    assert forgotten in before
+    chat_user_turn(user=stored, conversation=conversation_create(user=stored), content=request_text)
+    assert sorted(set(before) - set(_live(stored))) == [forgotten]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Forget it.",  # names nothing
+        "Forget that I own a sailing boat.",  # names nothing remembered
+        "Remove the background from this photo.",  # an edit, not a request to forget
+        "I forget things a lot lately.",  # a statement
+    ],
+)
+def test_a_turn_that_names_nothing_remembered_deletes_nothing(stored, text):
+    before = _live(stored)
+    chat_user_turn(user=stored, conversation=conversation_create(user=stored), content=text)
+    assert _live(stored) == before
+
+
+def test_the_page_names_what_was_forgotten_and_undoes_it(stored, alice_client):
+    conversation = conversation_create(user=stored)
+    url = reverse("chat:turn_create", args=[conversation.public_id])
+    alice_client.post(url, {"content": "Please forget that I'm a nurse."}, **HTMX)
+    alice_client.post(reverse("chat:turn_reply", args=[conversation.public_id, 1]), **HTMX)
+    page = alice_client.get(reverse("chat:conversation_detail", args=[conversation.public_id])).content.decode()
+    assert "Forgot “The user is a pediatric nurse.”" in page
+    nurse = Memory.objects.get(user=stored, text="The user is a pediatric nurse.")
+
+    undone = alice_client.post(reverse("memoryapp:memory_undo", args=[nurse.pk]), {"in": "chat"}, **HTMX)
+    assert "Restored" in undone.content.decode() and "The user is a pediatric nurse." in undone.content.decode()
+    assert "The user is a pediatric nurse." in _live(stored)
+    page = alice_client.get(reverse("chat:conversation_detail", args=[conversation.public_id])).content.decode()
+    assert "you undid forgetting it" in page
+
+
+def test_the_page_says_when_nothing_matched(stored, alice_client):
+    conversation = conversation_create(user=stored)
+    url = reverse("chat:turn_create", args=[conversation.public_id])
+    alice_client.post(url, {"content": "Forget that I own a sailing boat."}, **HTMX)
+    alice_client.post(reverse("chat:turn_reply", args=[conversation.public_id, 1]), **HTMX)
+    page = alice_client.get(reverse("chat:conversation_detail", args=[conversation.public_id])).content.decode()
+    assert "nothing remembered matched it, so nothing was deleted" in page
+
+
+def test_another_users_memories_are_never_forgotten(stored, bob):
+    remember(bob, user_turn(bob, "I'm a nurse in Leeds."))
+    bobs = _live(bob)
+    chat_user_turn(user=stored, conversation=conversation_create(user=stored), content="Forget that I'm a nurse.")
+    assert "The user is a nurse." in bobs and _live(bob) == bobs
