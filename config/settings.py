@@ -318,8 +318,9 @@ MEMORY_RECALL_FLOOR = env_float("MEMORY_RECALL_FLOOR", None, minimum=-1.0, maxim
 MEMORY_RECALL_K = env_int("MEMORY_RECALL_K", 5, minimum=1, maximum=50)
 MEMORY_MAX_FACTS_PER_TURN = 2
 MEMORY_MAX_FACT_CHARS = 300
-# How long a user can undo a memory delete from the memory page (staff can restore any time).
-MEMORY_UNDO_SECONDS = env_int("MEMORY_UNDO_SECONDS", 300, minimum=0)
+# How long a deleted memory stays under "Recently deleted", restorable by its user (staff can
+# restore any time); `purge_deleted` removes it for good after that.
+MEMORY_RESTORE_DAYS = env_int("MEMORY_RESTORE_DAYS", 30, minimum=1, maximum=3650)
 
 # --- Chat -----------------------------------------------------------------------------------
 # The request's context window: system prompt, head summary, recalled memories, then as many

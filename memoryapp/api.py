@@ -18,8 +18,16 @@ from core.api import NO_SUCH_PAGE, TOO_MANY, DetailSerializer, FormCheckedTextFi
 from core.llm import ModelUnavailable
 from core.ratelimit import ChatThrottle, SearchThrottle
 from memoryapp.forms import MemoryTextForm
-from memoryapp.selectors import memory_export, memory_get, memory_list, memory_search, memory_trace
+from memoryapp.selectors import (
+    memory_export,
+    memory_get,
+    memory_list,
+    memory_recently_deleted,
+    memory_search,
+    memory_trace,
+)
 from memoryapp.serializers import (
+    MemoryDeletedSerializer,
     MemoryExportSerializer,
     MemorySearchHitSerializer,
     MemorySerializer,
@@ -93,6 +101,22 @@ class MemoryListApi(generics.ListAPIView):
         )
 
 
+class MemoryDeletedListApi(generics.ListAPIView):
+    """The caller's memories deleted in the last MEMORY_RESTORE_DAYS days, most recently deleted
+    first ("Recently deleted"); POST .../{id}/restore/ brings one back."""
+
+    serializer_class = MemoryDeletedSerializer
+
+    def get_queryset(self):
+        return memory_recently_deleted(user=self.request.user)
+
+    @extend_schema(
+        operation_id="memories_deleted", responses={200: MemoryDeletedSerializer(many=True), 404: NO_SUCH_PAGE}
+    )
+    def get(self, request: Request, *args, **kwargs) -> Response:
+        return super().get(request, *args, **kwargs)
+
+
 class MemoryDetailApi(APIView):
     """One memory with its provenance; PATCH corrects its text, DELETE soft-deletes it."""
 
@@ -145,7 +169,7 @@ class MemoryDetailApi(APIView):
 
 
 class MemoryRestoreApi(APIView):
-    """Undo a delete within the undo period (MEMORY_UNDO_SECONDS)."""
+    """Restore a memory deleted in the last MEMORY_RESTORE_DAYS days ("Recently deleted")."""
 
     @extend_schema(
         operation_id="memories_restore",

@@ -5,13 +5,15 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import TYPE_CHECKING
 
 import numpy as np
 from django.conf import settings
 from django.contrib.postgres.expressions import ArraySubquery
-from django.db.models import OuterRef, Prefetch
+from django.db.models import OuterRef, Prefetch, Subquery
 from django.shortcuts import get_object_or_404
+from django.utils import timezone
 from pgvector import Vector
 
 from chat.models import Conversation, Turn
@@ -417,6 +419,35 @@ def memory_list(*, user: AbstractBaseUser, text: str = "", include_deleted: bool
     if text.strip():
         queryset = queryset.filter(text__icontains=text.strip())
     return queryset if include_deleted else queryset.filter(deleted_at__isnull=True)
+
+
+# How a memory came to be deleted, as "Recently deleted" says it (its latest delete's event).
+_HOW_DELETED = {
+    MemoryEvent.Action.DELETED: "you deleted it",
+    MemoryEvent.Action.SUPERSEDED: "replaced by a newer fact",
+}
+
+
+def memory_recently_deleted(*, user: AbstractBaseUser) -> list[Memory]:
+    """The user's memories deleted in the last MEMORY_RESTORE_DAYS days, most recently deleted
+    first, each with `how` (deleted on the page or in chat, or replaced by a newer fact) and
+    `asked_in` (the chat turn that asked to forget it, if one did): "Recently deleted"."""
+    since = timezone.now() - timedelta(days=settings.MEMORY_RESTORE_DAYS)
+    latest = MemoryEvent.objects.filter(
+        user=user,
+        memory_id=OuterRef("pk"),
+        action__in=[MemoryEvent.Action.DELETED, MemoryEvent.Action.SUPERSEDED],
+    ).order_by("-created_at", "-id")
+    rows = (
+        Memory.objects.filter(user=user, deleted_at__gte=since)
+        .defer("embedding")
+        .annotate(deleted_how=Subquery(latest.values("action")[:1]), asked_in=Subquery(latest.values("turn_id")[:1]))
+        .order_by("-deleted_at", "-id")
+    )
+    rows = list(rows)
+    for row in rows:
+        row.how = "forgotten in chat" if row.asked_in else _HOW_DELETED.get(row.deleted_how, "deleted")
+    return rows
 
 
 def memory_get(*, user: AbstractBaseUser, memory_id: int, live: bool = True) -> Memory:

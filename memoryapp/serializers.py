@@ -31,6 +31,14 @@ class MemorySerializer(serializers.Serializer):
     added_by_hand = serializers.BooleanField(help_text="Written by the user on the memory page or through the API.")
 
 
+class MemoryDeletedSerializer(MemorySerializer):
+    """A memory under "Recently deleted"."""
+
+    how = serializers.CharField(
+        help_text='How it was deleted: "you deleted it", "forgotten in chat" or "replaced by a newer fact".'
+    )
+
+
 class MemoryEvidenceSerializer(serializers.Serializer):
     """One turn that stated the memory."""
 

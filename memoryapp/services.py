@@ -687,13 +687,16 @@ def memory_forget_asked(*, user: AbstractBaseUser, turn: Turn) -> list[Memory]:
 def memory_restore(
     *, user: AbstractBaseUser, memory_id: int, actor: AbstractBaseUser | None = None, window: bool = True
 ) -> Memory:
-    """Undo a delete. Users may undo for MEMORY_UNDO_SECONDS; staff (window=False) at any time.
+    """Undo a delete. Users may restore for MEMORY_RESTORE_DAYS ("Recently deleted"); staff
+    (window=False) at any time.
 
     Raises MemoryConflict when the same fact has been stated again since, as a new live row.
     """
     memory = _live_or_404(user, memory_id, deleted=True)
-    if window and timezone.now() - memory.deleted_at > timedelta(seconds=settings.MEMORY_UNDO_SECONDS):
-        raise UndoExpired("The undo period for this memory has passed.")
+    if window and timezone.now() - memory.deleted_at > timedelta(days=settings.MEMORY_RESTORE_DAYS):
+        raise UndoExpired(
+            f"This memory was deleted more than {settings.MEMORY_RESTORE_DAYS} days ago and can no longer be restored."
+        )
     if Memory.objects.filter(user=user, content_hash=memory.content_hash, deleted_at__isnull=True).exists():
         raise MemoryConflict("This fact has been remembered again since it was deleted.")
     memory.deleted_at, memory.updated_at = None, timezone.now()

@@ -9,6 +9,7 @@ urlpatterns = [
     path("add/", views.memory_add_view, name="memory_add"),
     path("export/", views.memory_export_view, name="memory_export"),
     path("about-me/", views.memory_profile_view, name="memory_profile"),
+    path("deleted/", views.memory_deleted_view, name="memory_deleted"),
     path("forget-all/", views.memory_forget_all_view, name="memory_forget_all"),
     path("<int:memory_id>/", views.memory_detail, name="memory_detail"),
     path("<int:memory_id>/edit/", views.memory_edit, name="memory_edit"),

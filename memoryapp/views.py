@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import json
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
@@ -19,6 +20,7 @@ from memoryapp.selectors import (
     memory_get,
     memory_groups,
     memory_list,
+    memory_recently_deleted,
     memory_search,
     memory_trace,
 )
@@ -37,6 +39,7 @@ LIST = "memoryapp/memory_list.html"
 DETAIL = "memoryapp/memory_detail.html"
 PROFILE = "memoryapp/memory_profile.html"
 FORGOTTEN_UNDONE = "memoryapp/forgotten_undone.html"
+DELETED = "memoryapp/memory_deleted.html"
 PAGE_SIZE = 25
 # The page's searches travel in the URL, and a server reads a request line of at most 4,094
 # bytes (gunicorn's default). A character takes up to 12 bytes there (four UTF-8 bytes, each
@@ -127,6 +130,15 @@ def memory_add_view(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_GET
+def memory_deleted_view(request: HttpRequest) -> HttpResponse:
+    """Recently deleted: the user's memories deleted in the last MEMORY_RESTORE_DAYS days, each
+    with Restore; after that the purge removes them for good."""
+    context = {"memories": memory_recently_deleted(user=request.user), "days": settings.MEMORY_RESTORE_DAYS}
+    return render(request, DELETED, context)
+
+
+@login_required
+@require_GET
 def memory_profile_view(request: HttpRequest) -> HttpResponse:
     """The user's memories by kind: what a chat gets when asked "What do you know about me?"."""
     groups = memory_groups(user=request.user)
@@ -189,13 +201,13 @@ def memory_undo(request: HttpRequest, memory_id: int) -> HttpResponse:
     try:
         memory = memory_restore(user=request.user, memory_id=memory_id)
     except (MemoryConflict, UndoExpired) as exc:
-        message = str(exc) if isinstance(exc, MemoryConflict) else "This delete can no longer be undone."
+        message = str(exc)
         if request.htmx and request.POST.get("in") == "chat":
             return render(request, FORGOTTEN_UNDONE, {"memory_id": memory_id, "undo_error": message})
         if request.htmx:
             return render(request, f"{LIST}#memory-undo", {"memory": {"pk": memory_id}, "undo_error": message})
         messages.error(request, message)
-        return redirect("memoryapp:memory_list")
+        return redirect("memoryapp:memory_deleted" if request.POST.get("in") == "deleted" else "memoryapp:memory_list")
     in_chat = request.POST.get("in") == "chat"  # the Undo of a forget request in chat
     if request.htmx and in_chat:
         return render(request, FORGOTTEN_UNDONE, {"memory": memory})
@@ -205,6 +217,8 @@ def memory_undo(request: HttpRequest, memory_id: int) -> HttpResponse:
     messages.success(request, f"Restored “{memory.text}”.")
     if in_chat:
         return redirect("memoryapp:memory_detail", memory.pk)
+    if request.POST.get("in") == "deleted":
+        return redirect("memoryapp:memory_deleted")
     return redirect("memoryapp:memory_list")
 
 

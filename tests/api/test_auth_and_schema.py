@@ -54,6 +54,7 @@ def test_schema_is_valid_openapi_and_covers_every_route(client):
         "/api/memories/",
         "/api/memories/{memory_id}/",
         "/api/memories/{memory_id}/restore/",
+        "/api/memories/deleted/",
         "/api/memories/export/",
         "/api/memories/search/",
     }

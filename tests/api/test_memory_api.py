@@ -1,8 +1,11 @@
 from __future__ import annotations
 
+from datetime import timedelta
+
 import numpy as np
 import pytest
 from django.urls import reverse
+from django.utils import timezone
 
 from chat.services import chat_reply, chat_user_turn, conversation_create
 from memoryapp.embeddings import get_embedder
@@ -222,13 +225,15 @@ def test_restore_undoes_a_delete(alice_api, alice, lisbon):
     assert [r.memory.pk for r in recall(alice, CITY_PROBE)] == [lisbon.pk]
 
 
-def test_restore_of_a_live_memory_or_after_the_undo_period_is_404(alice_api, lisbon, settings):
+def test_restore_of_a_live_memory_or_after_the_restore_period_is_404(alice_api, lisbon, settings):
     assert alice_api.post(restore_url(lisbon)).status_code == 404
     alice_api.delete(detail_url(lisbon))
-    settings.MEMORY_UNDO_SECONDS = -1
+    Memory.objects.filter(pk=lisbon.pk).update(
+        deleted_at=timezone.now() - timedelta(days=settings.MEMORY_RESTORE_DAYS, seconds=1)
+    )
     response = alice_api.post(restore_url(lisbon))
     assert response.status_code == 404
-    assert response.json() == {"detail": "The undo period for this memory has passed."}
+    assert response.json() == {"detail": "This memory was deleted more than 30 days ago and can no longer be restored."}
 
 
 def test_restore_after_the_fact_was_remembered_again_is_409(alice_api, alice, lisbon):

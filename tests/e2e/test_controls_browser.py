@@ -46,3 +46,19 @@ def test_add_a_memory_by_hand_and_see_it_with_its_provenance(page, live_server, 
     page.get_by_role("link", name="I'm allergic to penicillin.").click()
     expect(page.locator("dl.facts")).to_contain_text("added by hand on")
     assert Memory.objects.get(user=alice).added_by_hand
+
+
+def test_restore_a_memory_from_recently_deleted(page, live_server, make_user, sign_in):
+    alice = make_user("alice")
+    remember(alice, user_turn(alice, "I live in Lisbon."))
+    sign_in(page, "alice", "alice-password-1")
+    page.get_by_role("link", name="Memories").click()
+    page.get_by_role("button", name="Delete “The user lives in Lisbon.”").click()
+    expect(page.locator(".memory-list")).to_contain_text("Deleted “The user lives in Lisbon.”")
+
+    page.get_by_role("link", name="Recently deleted").click()
+    expect(page.locator(".memory-list")).to_contain_text("you deleted it")
+    page.get_by_role("button", name="Restore “The user lives in Lisbon.”").click()
+    expect(page.get_by_text("Restored “The user lives in Lisbon.”")).to_be_visible()
+    expect(page.locator(".memory-list")).to_contain_text("Nothing deleted in the last 30 days.")
+    assert Memory.objects.get(user=alice).deleted_at is None

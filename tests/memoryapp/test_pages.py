@@ -114,14 +114,14 @@ def test_delete_takes_effect_on_the_very_next_recall_and_undo_restores(alice, al
     assert list(MemoryEvent.objects.filter(memory=memory).values_list("action", flat=True)) == ["deleted", "restored"]
 
 
-def test_undo_is_refused_after_the_undo_window(alice_client, alices_memories, settings):
+def test_restore_is_refused_after_the_restore_period(alice_client, alices_memories, settings):
     memory = alices_memories["The user lives in Lisbon."]
     alice_client.post(reverse("memoryapp:memory_delete", args=[memory.pk]))
     Memory.objects.filter(pk=memory.pk).update(
-        deleted_at=timezone.now() - timedelta(seconds=settings.MEMORY_UNDO_SECONDS + 1)
+        deleted_at=timezone.now() - timedelta(days=settings.MEMORY_RESTORE_DAYS, seconds=1)
     )
     response = alice_client.post(reverse("memoryapp:memory_undo", args=[memory.pk]), **HTMX)
-    assert "can no longer be undone" in response.content.decode()
+    assert "can no longer be restored" in response.content.decode()
     memory.refresh_from_db()
     assert memory.deleted_at is not None
 

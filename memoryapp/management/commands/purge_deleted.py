@@ -1,6 +1,7 @@
 import re
 from datetime import timedelta
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from core.ratelimit import purge_stale
@@ -22,7 +23,13 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser) -> None:
-        parser.add_argument("--older-than", default="30d", help="retention, e.g. 30d, 12h, 90m (default 30d)")
+        days = settings.MEMORY_RESTORE_DAYS
+        parser.add_argument(
+            "--older-than",
+            default=f"{days}d",
+            help=f"retention, e.g. 30d, 12h, 90m (default {days}d: MEMORY_RESTORE_DAYS, as long as a deleted memory "
+            "can be restored)",
+        )
 
     def handle(self, *args, older_than: str, **options) -> None:
         age = parse_age(older_than)
