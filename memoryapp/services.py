@@ -22,7 +22,7 @@ from pgvector import Vector
 
 from chat.models import Turn
 from memoryapp import attribution, grammar, sensitive, smalltalk, thresholds, timewords
-from memoryapp.embeddings import get_embedder, get_multilingual_embedder
+from memoryapp.embeddings import Embedder, get_embedder, get_multilingual_embedder
 from memoryapp.extraction import clean_fact, declined, english_reading, extract_facts
 from memoryapp.hashing import content_hash
 from memoryapp.keys import category_of, keyed, keys_of
@@ -706,6 +706,15 @@ def memory_restore(
     return memory
 
 
+def _embedded(text: str) -> tuple[Embedder, np.ndarray, dict[str, np.ndarray]]:
+    """A memory text the user wrote, embedded with its keys in one batch, before any transaction
+    (no lock is held across the model call): the embedder, the text's vector, each key's."""
+    embedder = get_embedder()
+    keys = keys_of(text)
+    vector, *key_vectors = embedder.embed([text, *keys])
+    return embedder, vector, dict(zip(keys, key_vectors, strict=True))
+
+
 def memory_correct(
     *, user: AbstractBaseUser, memory_id: int, text: str, actor: AbstractBaseUser | None = None
 ) -> Memory:
@@ -718,10 +727,7 @@ def memory_correct(
     cleaned = clean_fact(text)
     if cleaned is None:
         raise ValueError(f"A memory must be 1 to {settings.MEMORY_MAX_FACT_CHARS} characters of text.")
-    embedder = get_embedder()
-    keys = keys_of(cleaned)
-    # before the transaction: no lock held across the model call
-    vector, *key_vectors = embedder.embed([cleaned, *keys])
+    embedder, vector, keyed_vectors = _embedded(cleaned)
     new_hash = content_hash(cleaned)
     with transaction.atomic():
         memory = _live_or_404(user, memory_id)
@@ -743,13 +749,7 @@ def memory_correct(
             updated_at=timezone.now(),
         )
         with connection.cursor() as cursor:
-            _write_keys(
-                cursor,
-                user=user,
-                memory_id=memory.pk,
-                model_name=embedder.name,
-                known=dict(zip(keys, key_vectors, strict=True)),
-            )
+            _write_keys(cursor, user=user, memory_id=memory.pk, model_name=embedder.name, known=keyed_vectors)
         MemoryEvent.objects.create(
             memory=memory,
             user=user,
@@ -784,9 +784,7 @@ def memory_add(*, user: AbstractBaseUser, text: str, actor: AbstractBaseUser | N
     problem = orders_problem(cleaned)
     if problem:
         raise MemoryRefused(problem[0].upper() + problem[1:] + ".")
-    embedder = get_embedder()
-    keys = keys_of(cleaned)
-    vector, *key_vectors = embedder.embed([cleaned, *keys])  # before the transaction: no lock held across it
+    embedder, vector, keyed_vectors = _embedded(cleaned)
     new_hash = content_hash(cleaned)
     now = timezone.now()
     with transaction.atomic():
@@ -809,13 +807,7 @@ def memory_add(*, user: AbstractBaseUser, text: str, actor: AbstractBaseUser | N
                 last_seen=now,
             )
             with connection.cursor() as cursor:
-                _write_keys(
-                    cursor,
-                    user=user,
-                    memory_id=memory.pk,
-                    model_name=embedder.name,
-                    known=dict(zip(keys, key_vectors, strict=True)),
-                )
+                _write_keys(cursor, user=user, memory_id=memory.pk, model_name=embedder.name, known=keyed_vectors)
             MemoryEvent.objects.create(
                 memory=memory, user=user, actor=actor or user, action=MemoryEvent.Action.ADDED, new_text=cleaned
             )

@@ -77,12 +77,17 @@ def test_a_turn_that_names_nothing_remembered_deletes_nothing(stored, text):
     assert _live(stored) == before
 
 
+def _said_on_the_page(client, user, text: str):
+    """Send `text` from the chat page, have it answered; the conversation and its page."""
+    conversation = conversation_create(user=user)
+    client.post(reverse("chat:turn_create", args=[conversation.public_id]), {"content": text}, **HTMX)
+    client.post(reverse("chat:turn_reply", args=[conversation.public_id, 1]), **HTMX)
+    page = client.get(reverse("chat:conversation_detail", args=[conversation.public_id])).content.decode()
+    return conversation, page
+
+
 def test_the_page_names_what_was_forgotten_and_undoes_it(stored, alice_client):
-    conversation = conversation_create(user=stored)
-    url = reverse("chat:turn_create", args=[conversation.public_id])
-    alice_client.post(url, {"content": "Please forget that I'm a nurse."}, **HTMX)
-    alice_client.post(reverse("chat:turn_reply", args=[conversation.public_id, 1]), **HTMX)
-    page = alice_client.get(reverse("chat:conversation_detail", args=[conversation.public_id])).content.decode()
+    conversation, page = _said_on_the_page(alice_client, stored, "Please forget that I'm a nurse.")
     assert "Forgot “The user is a pediatric nurse.”" in page
     nurse = Memory.objects.get(user=stored, text="The user is a pediatric nurse.")
 
@@ -94,11 +99,7 @@ def test_the_page_names_what_was_forgotten_and_undoes_it(stored, alice_client):
 
 
 def test_the_page_says_when_nothing_matched(stored, alice_client):
-    conversation = conversation_create(user=stored)
-    url = reverse("chat:turn_create", args=[conversation.public_id])
-    alice_client.post(url, {"content": "Forget that I own a sailing boat."}, **HTMX)
-    alice_client.post(reverse("chat:turn_reply", args=[conversation.public_id, 1]), **HTMX)
-    page = alice_client.get(reverse("chat:conversation_detail", args=[conversation.public_id])).content.decode()
+    _, page = _said_on_the_page(alice_client, stored, "Forget that I own a sailing boat.")
     assert "nothing remembered matched it, so nothing was deleted" in page
 
 
