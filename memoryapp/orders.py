@@ -98,3 +98,11 @@ def orders_problem(fact: str, turn: str = "") -> str | None:
     if _ADDRESS.search(turn):
         return _ORDERS[0][1]
     return next((reason for pattern, reason in _ORDERS if pattern.search(fact)), None)
+
+
+def obeyed(fact: str) -> bool:
+    """Is this memory a standing instruction, given to every reply (`Memory.standing`)? One by its
+    form (memoryapp.standing) that carries no orders. Decided when the memory is written: an
+    instruction with orders that reached the store another way (a correction) stays a memory the
+    user sees, quoted to the model as data, never obeyed."""
+    return is_standing(fact) and orders_problem(fact) is None

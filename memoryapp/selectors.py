@@ -22,7 +22,6 @@ from memoryapp.embeddings import get_embedder
 from memoryapp.keys import GROUPS, OTHER_GROUP, group_of
 from memoryapp.models import Memory, MemoryEvent, MemoryEvidence, MemoryKey, MemoryRecall
 from memoryapp.need import NOT_NEEDED, asks_for_profile, turn_need
-from memoryapp.orders import orders_problem
 from memoryapp.serializers import MemoryExportSerializer
 from memoryapp.standing import is_standing
 from memoryapp.thresholds import recall_floor, sensitive_floor
@@ -243,9 +242,7 @@ def memory_standing(*, user: AbstractBaseUser, vector: Sequence[float], embeddin
 
 
 def _standing(rows) -> list[Recalled]:
-    # An instruction stored before the gate refused orders (memoryapp.orders) is not obeyed.
-    rows = sorted((row for row in rows if orders_problem(row.text) is None), key=lambda row: (row.last_seen, row.id))
-    rows.reverse()
+    rows = sorted(rows, key=lambda row: (row.last_seen, row.id), reverse=True)
     return [
         Recalled(memory=_with_source(row), similarity=1.0 - float(row.distance), rank=i, standing=True)
         for i, row in enumerate(rows, start=1)

@@ -27,9 +27,8 @@ from memoryapp.extraction import clean_fact, declined, english_reading, extract_
 from memoryapp.hashing import content_hash
 from memoryapp.keys import category_of, keyed, keys_of
 from memoryapp.models import Memory, MemoryEvent, MemoryEvidence, MemoryKey, MemoryRecall
-from memoryapp.orders import orders_problem
+from memoryapp.orders import obeyed, orders_problem
 from memoryapp.slots import slot_of
-from memoryapp.standing import is_standing
 from memoryapp.wording import INSTRUCTION, as_said
 
 if TYPE_CHECKING:
@@ -402,7 +401,7 @@ def store_facts(user: AbstractBaseUser, turn: Turn, kept: list[GatedFact], *, mo
                         content_hash(fact.text),
                         slot_of(fact.text),
                         category_of(fact.text),
-                        is_standing(fact.text),
+                        obeyed(fact.text),
                         turn.conversation_id,
                         turn.pk,
                     ],
@@ -564,7 +563,7 @@ def _extend(
             new_hash,
             slot_of(fact),
             category_of(fact),
-            is_standing(fact),
+            obeyed(fact),
             vector,
             model_name,
             memory_id,
@@ -743,7 +742,7 @@ def memory_correct(
             content_hash=new_hash,
             slot=slot_of(cleaned),
             sensitive=category_of(cleaned),
-            standing=is_standing(cleaned),
+            standing=obeyed(cleaned),
             embedding=vector.tolist(),
             embedding_model=embedder.name,
             updated_at=timezone.now(),
@@ -802,7 +801,7 @@ def memory_add(*, user: AbstractBaseUser, text: str, actor: AbstractBaseUser | N
                 content_hash=new_hash,
                 slot=slot_of(cleaned),
                 sensitive=category_of(cleaned),
-                standing=is_standing(cleaned),
+                standing=obeyed(cleaned),
                 added_by_hand=True,
                 last_seen=now,
             )

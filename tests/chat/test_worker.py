@@ -169,14 +169,19 @@ def _wait_for(condition, what: str, process=None) -> None:
         time.sleep(0.1)
 
 
-def test_the_write_of_a_killed_worker_is_taken_up_by_the_next_without_a_hand(alice, worker_env, fake_llm):
-    worker_env.update(
+def _short_leases(env: dict[str, str], fake_llm) -> None:
+    """Workers on the fake model, waiting for its extraction for up to a minute, with 2 s leases."""
+    env.update(
         OPENAI_BASE_URL=fake_llm.base_url,
         OPENAI_API_KEY="test-key",
         MEMORY_LLM_TIMEOUT="60",
         MEMORY_GRAMMAR_FIRST="0",
         MEMORY_WORKER_LEASE_SECONDS="2",
     )
+
+
+def test_the_write_of_a_killed_worker_is_taken_up_by_the_next_without_a_hand(alice, worker_env, fake_llm):
+    _short_leases(worker_env, fake_llm)
     fake_llm.reply("Noted.")
     fake_llm.hang(60)
     turn = say(alice, conversation_create(user=alice), "I live in Lisbon.")
@@ -199,13 +204,7 @@ def test_the_write_of_a_killed_worker_is_taken_up_by_the_next_without_a_hand(ali
 
 
 def test_a_slow_write_of_a_live_worker_is_never_taken_from_it(alice, worker_env, fake_llm):
-    worker_env.update(
-        OPENAI_BASE_URL=fake_llm.base_url,
-        OPENAI_API_KEY="test-key",
-        MEMORY_LLM_TIMEOUT="60",
-        MEMORY_GRAMMAR_FIRST="0",
-        MEMORY_WORKER_LEASE_SECONDS="2",
-    )
+    _short_leases(worker_env, fake_llm)
     fake_llm.reply("Noted.")
     fake_llm.chat_queue.append(Behaviour(content='{"facts": ["The user lives in Lisbon."]}', delay=6))
     turn = say(alice, conversation_create(user=alice), "I live in Lisbon.")
