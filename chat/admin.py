@@ -65,13 +65,13 @@ class TurnInline(ReadOnlyInline):
 
 @admin.register(Conversation)
 class ConversationAdmin(ReadOnlyAdmin):
-    list_display = ["public_id", "title", "user", "turn_count", "created_at", "updated_at"]
-    list_filter = ["created_at"]
+    list_display = ["public_id", "title", "user", "temporary", "turn_count", "created_at", "updated_at"]
+    list_filter = ["temporary", "created_at"]
     list_select_related = ["user"]
     search_fields = ["public_id", "title", "user__username", "turns__content"]
     ordering = ["-updated_at", "-id"]
     show_full_result_count = False
-    fields = ["public_id", "user", "title", "summary", "summary_through_seq", "created_at", "updated_at"]
+    fields = ["public_id", "user", "title", "temporary", "summary", "summary_through_seq", "created_at", "updated_at"]
     readonly_fields = fields
     inlines = [TurnInline]
 
@@ -158,6 +158,7 @@ class TurnAdmin(ReadOnlyAdmin):
         "answered_by",
         "model_name",
         "memory_state",
+        "redacted_at",
         "created_at",
     ]
     readonly_fields = fields

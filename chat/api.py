@@ -26,7 +26,14 @@ from rest_framework.views import APIView
 from chat.forms import TurnForm
 from chat.selectors import conversation_get, conversation_list, conversation_turns, turn_views, user_turn_get
 from chat.serializers import ConversationSerializer, TurnSerializer
-from chat.services import ReplyOutcome, chat_reply, chat_user_turn, conversation_create, conversation_delete
+from chat.services import (
+    ReplyOutcome,
+    chat_reply,
+    chat_user_turn,
+    conversation_create,
+    conversation_delete,
+    turn_redact,
+)
 from core.api import (
     NO_SUCH_PAGE,
     TOO_MANY,
@@ -116,6 +123,12 @@ class ConversationListApi(generics.ListAPIView):
     @extend_schema_serializer(component_name="ConversationCreate")
     class InputSerializer(serializers.Serializer):
         title = StrictCharField(max_length=200, required=False, default="", allow_blank=True)
+        temporary = serializers.BooleanField(
+            required=False,
+            default=False,
+            help_text="A temporary chat reads no memory, writes none, and is deleted for good "
+            f"{settings.CHAT_TEMPORARY_HOURS} hours after its last turn.",
+        )
 
     def get_queryset(self):
         return conversation_list(user=self.request.user)
@@ -134,7 +147,11 @@ class ConversationListApi(generics.ListAPIView):
     def post(self, request: Request) -> Response:
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        conversation = conversation_create(user=request.user, title=serializer.validated_data["title"])
+        conversation = conversation_create(
+            user=request.user,
+            title=serializer.validated_data["title"],
+            temporary=serializer.validated_data["temporary"],
+        )
         return Response(ConversationSerializer(conversation).data, status=status.HTTP_201_CREATED)
 
 
@@ -226,6 +243,31 @@ class TurnReplyApi(APIView):
         conversation = conversation_get(user=request.user, public_id=public_id)
         user_turn = user_turn_get(user=request.user, conversation=conversation, seq=seq)
         return _reply_or_outage(request, conversation, user_turn, status.HTTP_200_OK)
+
+
+class TurnRedactApi(APIView):
+    """Remove the secret values (passwords, keys, card, bank and ID numbers) from one user turn
+    and its reply, for good: each is replaced by a marker naming its kind."""
+
+    @extend_schema_serializer(component_name="TurnRedaction")
+    class OutputSerializer(serializers.Serializer):
+        removed = serializers.IntegerField(help_text="How many secret values were replaced in the turn.")
+        turn = TurnSerializer()
+
+    @extend_schema(
+        operation_id="turns_redact",
+        request=None,
+        responses={
+            200: OutputSerializer,
+            404: OpenApiResponse(DetailSerializer, description="No such user turn in the caller's conversation."),
+        },
+    )
+    def post(self, request: Request, public_id: str, seq: int) -> Response:
+        conversation = conversation_get(user=request.user, public_id=public_id)
+        user_turn = user_turn_get(user=request.user, conversation=conversation, seq=seq)
+        removed = turn_redact(user=request.user, turn=user_turn)
+        (view,) = turn_views(user=request.user, turns=[user_turn])
+        return Response(self.OutputSerializer({"removed": removed, "turn": view}).data)
 
 
 class TokenRequestSerializer(AuthTokenSerializer):

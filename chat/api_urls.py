@@ -9,4 +9,5 @@ urlpatterns = [
     path("<str:public_id>/", api.ConversationDetailApi.as_view(), name="conversation_detail"),
     path("<str:public_id>/turns/", api.TurnListApi.as_view(), name="turn_list"),
     path("<str:public_id>/turns/<int:seq>/reply/", api.TurnReplyApi.as_view(), name="turn_reply"),
+    path("<str:public_id>/turns/<int:seq>/redact/", api.TurnRedactApi.as_view(), name="turn_redact"),
 ]

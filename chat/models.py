@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import secrets
+from datetime import timedelta
 
 from django.conf import settings
 from django.db import models
@@ -20,6 +21,9 @@ class Conversation(models.Model):
     # and left out of the model's request (the log itself keeps them).
     summary = models.TextField(blank=True)
     summary_through_seq = models.PositiveIntegerField(default=0)
+    # A temporary chat reads no memory and writes none, and is deleted for good
+    # CHAT_TEMPORARY_HOURS after its last turn (`purge_deleted`).
+    temporary = models.BooleanField(default=False, db_default=False)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -28,6 +32,13 @@ class Conversation(models.Model):
 
     def __str__(self) -> str:
         return f"{self.public_id} {self.title}".strip()
+
+    @property
+    def expires_at(self):
+        """When a temporary conversation is deleted for good: CHAT_TEMPORARY_HOURS after its last turn."""
+        if not self.temporary:
+            return None
+        return self.updated_at + timedelta(hours=settings.CHAT_TEMPORARY_HOURS)
 
 
 class Turn(models.Model):
@@ -49,6 +60,8 @@ class Turn(models.Model):
         FAILED = "failed", "Failed (can be retried)"
         WITHHELD = "withheld", "Nothing kept: it carried a secret"
         FORGET = "forget", "Nothing kept: a request to forget"
+        PAUSED = "paused", "Nothing kept: memory was paused"
+        TEMPORARY = "temporary", "Nothing kept: a temporary chat"
         NOT_APPLICABLE = "", "Not a user turn"
 
     role = models.CharField(max_length=16, choices=Role.choices)
@@ -60,6 +73,8 @@ class Turn(models.Model):
     # Set when the user presses Stop on the reply being written to this turn; a streamed
     # reply looks for it between pieces and keeps what it has written so far.
     reply_stop_requested_at = models.DateTimeField(null=True, blank=True, editable=False)
+    # Set when the user had the secret values in this turn replaced by markers (`turn_redact`).
+    redacted_at = models.DateTimeField(null=True, blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

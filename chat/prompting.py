@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from chat.models import Turn
 from memoryapp.selectors import grouped
+from memoryapp.sensitive import redact
 
 SYSTEM_PROMPT = (
     "You are a helpful assistant with a long-term memory of the user. "
@@ -108,7 +109,9 @@ def build_messages(*, summary: str, note: str, recent: Sequence[Turn]) -> list[d
         messages.append({"role": "system", "content": f"{SUMMARY_HEADER}\n{summary}"})
     if note:
         messages.append({"role": "system", "content": note})
-    messages.extend({"role": turn.role, "content": turn.content} for turn in recent)
+    # A secret value (a password, key, card, bank or id number) never reaches the model, so no
+    # reply can repeat it: it is replaced by a marker that names its kind.
+    messages.extend({"role": turn.role, "content": redact(turn.content)[0]} for turn in recent)
     return messages
 
 

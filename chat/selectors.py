@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import TYPE_CHECKING
 
+from django.conf import settings
 from django.shortcuts import get_object_or_404
+from django.utils import timezone
 
 from chat.models import Conversation, Turn
 from memoryapp.selectors import evidence_for_turns, forgotten_for_turns, recalls_for_replies
@@ -14,13 +17,24 @@ if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser
 
 
+def temporary_expired_before():
+    """A temporary conversation last active before this has expired."""
+    return timezone.now() - timedelta(hours=settings.CHAT_TEMPORARY_HOURS)
+
+
+def _conversations(user: AbstractBaseUser):
+    """The user's conversations; a temporary one that has expired is gone from the moment it
+    expires, whenever the purge deletes its rows."""
+    return Conversation.objects.filter(user=user).exclude(temporary=True, updated_at__lt=temporary_expired_before())
+
+
 def conversation_get(*, user: AbstractBaseUser, public_id: str) -> Conversation:
     """The user's conversation, or 404: another user's id is indistinguishable from a missing one."""
-    return get_object_or_404(Conversation, public_id=public_id, user=user)
+    return get_object_or_404(_conversations(user), public_id=public_id)
 
 
 def conversation_list(*, user: AbstractBaseUser):
-    return Conversation.objects.filter(user=user).order_by("-updated_at", "-id")
+    return _conversations(user).order_by("-updated_at", "-id")
 
 
 def user_turn_get(*, user: AbstractBaseUser, conversation: Conversation, seq: int) -> Turn:

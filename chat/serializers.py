@@ -10,6 +10,10 @@ from chat.models import Turn
 class ConversationSerializer(serializers.Serializer):
     public_id = serializers.CharField()
     title = serializers.CharField()
+    temporary = serializers.BooleanField(help_text="Reads no memory and writes none; deleted for good at `expires_at`.")
+    expires_at = serializers.DateTimeField(
+        allow_null=True, help_text="On a temporary conversation: its last turn plus CHAT_TEMPORARY_HOURS."
+    )
     created_at = serializers.DateTimeField()
     updated_at = serializers.DateTimeField()
 
@@ -28,7 +32,8 @@ class MemoryWrittenSerializer(serializers.Serializer):
     """A memory a user turn created or restated (a MemoryEvidence row)."""
 
     memory_id = serializers.IntegerField()
-    text = serializers.CharField(source="memory.text")
+    text = serializers.CharField(source="memory.text", help_text="The memory's words now.")
+    text_then = serializers.CharField(source="text", help_text="The memory's words as this turn left them.")
     created = serializers.BooleanField(help_text="True when this turn created the memory, false when it restated it.")
 
 
@@ -46,5 +51,8 @@ class TurnSerializer(serializers.Serializer):
         help_text="On a user turn: where the memory write stands.",
     )
     answered = serializers.BooleanField(help_text="On a user turn: whether it has a reply.")
+    redacted_at = serializers.DateTimeField(
+        source="turn.redacted_at", allow_null=True, help_text="When secret values were removed from this turn."
+    )
     memories_used = MemoryUsedSerializer(many=True, source="recalled", help_text="On a reply, in rank order.")
     memories_written = MemoryWrittenSerializer(many=True, source="written", help_text="On a user turn.")

@@ -19,12 +19,14 @@ from django_tasks_db.models import DBTaskResult
 
 from chat import assistant, prompting
 from chat.models import Conversation, Turn
+from chat.selectors import temporary_expired_before
 from chat.tasks import enqueue_write, remember_turn
 from core.llm import ModelUnavailable
 from core.ratelimit import forget_account
 from core.sessions import sign_out_everywhere
 from memoryapp.extraction import declined
-from memoryapp.selectors import Recalled, TurnRead, read_turn
+from memoryapp.selectors import Recalled, TurnRead, memory_paused, read_turn
+from memoryapp.sensitive import redact, secret_values
 from memoryapp.services import memory_admin_log_erase, memory_detach_conversation, memory_forget_asked, recall_log
 
 if TYPE_CHECKING:
@@ -35,8 +37,52 @@ logger = logging.getLogger(__name__)
 TITLE_CHARS = 60
 
 
-def conversation_create(*, user: AbstractBaseUser, title: str = "") -> Conversation:
-    return Conversation.objects.create(user=user, title=title[:200])
+def conversation_create(*, user: AbstractBaseUser, title: str = "", temporary: bool = False) -> Conversation:
+    """A new conversation; a temporary one reads no memory, writes none, and is deleted for good
+    CHAT_TEMPORARY_HOURS after its last turn (`conversation_purge_temporary`)."""
+    return Conversation.objects.create(user=user, title=title[:200], temporary=temporary)
+
+
+def conversation_purge_temporary() -> int:
+    """Delete for good every temporary conversation whose last turn is CHAT_TEMPORARY_HOURS old
+    (as `conversation_delete` does, owner by owner); returns how many."""
+    expired = list(
+        Conversation.objects.filter(temporary=True, updated_at__lt=temporary_expired_before())
+        .select_related("user")
+        .order_by("pk")
+    )
+    for conversation in expired:
+        conversation_delete(user=conversation.user, conversation=conversation)
+    return len(expired)
+
+
+def _title_of(content: str) -> str:
+    """A conversation's title from its first message, with no secret value in it."""
+    return " ".join(redact(content)[0].split())[:TITLE_CHARS]
+
+
+@transaction.atomic
+def turn_redact(*, user: AbstractBaseUser, turn: Turn) -> int:
+    """Replace the secret values (memoryapp.sensitive) in a user turn with markers that name their
+    kind, for good: in the turn, in its reply, and in the conversation's summary. The turn is
+    marked `redacted_at`. Returns how many values were replaced in the turn itself."""
+    locked = get_object_or_404(Turn.objects.select_for_update(), pk=turn.pk, user=user, role=Turn.Role.USER)
+    values = secret_values(locked.content)
+    text, count = redact(locked.content)
+    now = timezone.now()
+    if count:
+        Turn.objects.filter(pk=locked.pk, user=user).update(content=text, redacted_at=now)
+    reply = Turn.objects.filter(user=user, reply_to=locked).first()
+    if reply is not None:
+        reply_text, in_reply = redact(reply.content, values=values)
+        if in_reply:
+            Turn.objects.filter(pk=reply.pk, user=user).update(content=reply_text, redacted_at=now)
+    conversation = Conversation.objects.get(pk=locked.conversation_id, user=user)
+    summary, in_summary = redact(conversation.summary, values=values)
+    if in_summary:
+        Conversation.objects.filter(pk=conversation.pk, user=user).update(summary=summary)
+    turn.content, turn.redacted_at = (text, now) if count else (locked.content, locked.redacted_at)
+    return count
 
 
 @transaction.atomic
@@ -68,7 +114,7 @@ def turn_append(
     )
     changes: dict = {"updated_at": turn.created_at}
     if not locked.title and role == Turn.Role.USER:
-        changes["title"] = " ".join(content.split())[:TITLE_CHARS]
+        changes["title"] = _title_of(content)
     Conversation.objects.filter(pk=locked.pk, user=user).update(**changes)
     for name, value in changes.items():
         setattr(locked, name, value)
@@ -77,17 +123,32 @@ def turn_append(
 
 @transaction.atomic
 def chat_user_turn(*, user: AbstractBaseUser, conversation: Conversation, content: str) -> Turn:
-    """Step 1 of a chat turn: store what the user said, before any model is involved. A turn that
-    asks to forget ("Forget that I'm a nurse") deletes what it names at once, with the turn, so
-    that none of it reaches this turn's reply (memoryapp.services.memory_forget_asked); nothing
-    from it is written."""
+    """Step 1 of a chat turn: store what the user said, before any model is involved.
+
+    - A turn that asks to forget ("Forget that I'm a nurse") deletes what it names at once, with
+      the turn, so that none of it reaches this turn's reply
+      (memoryapp.services.memory_forget_asked). A deletion the user asks for is carried out
+      even in a temporary chat or while memory is paused.
+    - A turn that carries a secret value (memoryapp.sensitive) is WITHHELD at once; the value
+      never reaches a model (chat.prompting) and the page offers to remove it (`turn_redact`).
+    - A turn in a temporary chat, or said while memory is paused, is marked so.
+    Such turns are never written to memory: only a PENDING turn has its write queued."""
     turn = turn_append(user=user, conversation=conversation, role=Turn.Role.USER, content=content)
-    if declined(content) == "forget":
+    state = None
+    declines = declined(content)
+    if declines == "forget":
         forgotten = memory_forget_asked(user=user, turn=turn)
-        # Nothing from it is to be written: no write is queued for it.
-        Turn.objects.filter(pk=turn.pk, user=user).update(memory_state=Turn.MemoryState.FORGET)
-        turn.memory_state = Turn.MemoryState.FORGET
+        state = Turn.MemoryState.FORGET
         logger.info("turn %s asked to forget; %d memories deleted", turn.pk, len(forgotten))
+    elif declines == "secret":
+        state = Turn.MemoryState.WITHHELD
+    elif turn.conversation.temporary:
+        state = Turn.MemoryState.TEMPORARY
+    elif memory_paused(user=user):
+        state = Turn.MemoryState.PAUSED
+    if state is not None:
+        Turn.objects.filter(pk=turn.pk, user=user).update(memory_state=state)
+        turn.memory_state = state
     return turn
 
 
@@ -99,9 +160,13 @@ class ReplyOutcome:
     error: str | None = None
 
 
-def _read_safely(user: AbstractBaseUser, probe: str) -> TurnRead | None:
+def _read_safely(user: AbstractBaseUser, conversation: Conversation, probe: str) -> TurnRead | None:
+    """The memories for a reply; none in a temporary chat or while memory is paused."""
+    if conversation.temporary or memory_paused(user=user):
+        return None
     try:
-        return read_turn(user, probe)
+        # The probe is embedded, maybe by an endpoint elsewhere: a secret value never goes there.
+        return read_turn(user, redact(probe)[0])
     except ModelUnavailable:
         # Memory helps the answer; its absence must not cost the user their reply.
         logger.warning("recall failed; answering without memories")
@@ -234,7 +299,7 @@ def chat_reply(*, user: AbstractBaseUser, user_turn: Turn) -> ReplyOutcome:
     if existing is not None:
         return ReplyOutcome(user_turn=user_turn, reply=existing)
     conversation = get_object_or_404(Conversation, pk=user_turn.conversation_id, user=user)
-    read = _read_safely(user, user_turn.content)
+    read = _read_safely(user, conversation, user_turn.content)
     outcome = ReplyOutcome(user_turn=user_turn, recalled=read.recalled if read else [])
     try:
         request = summary_fold(build_request(conversation=conversation, user_turn=user_turn, recalled=outcome.recalled))
@@ -286,7 +351,7 @@ def chat_reply_stream(
     conversation = get_object_or_404(Conversation, pk=user_turn.conversation_id, user=user)
     Turn.objects.filter(pk=user_turn.pk, user=user).update(reply_stop_requested_at=None)
     yield ReplyProgress(status="Recalling memories")
-    read = _read_safely(user, user_turn.content)
+    read = _read_safely(user, conversation, user_turn.content)
     outcome = ReplyOutcome(user_turn=user_turn, recalled=read.recalled if read else [])
     parts: list[str] = []
     stream = None

@@ -14,4 +14,5 @@ urlpatterns = [
     path("c/<str:public_id>/turns/<int:seq>/reply/stream/", views.turn_reply_stream, name="turn_reply_stream"),
     path("c/<str:public_id>/turns/<int:seq>/reply/stop/", views.turn_reply_stop, name="turn_reply_stop"),
     path("c/<str:public_id>/turns/<int:seq>/memory/", views.turn_memory, name="turn_memory"),
+    path("c/<str:public_id>/turns/<int:seq>/redact/", views.turn_redact_view, name="turn_redact"),
 ]

@@ -16,6 +16,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import reswap, retarget
+from rest_framework.authtoken.models import Token
 
 from chat.forms import DeleteAccountForm, TurnForm
 from chat.selectors import conversation_get, conversation_list, conversation_turns, turn_views, user_turn_get
@@ -31,10 +32,12 @@ from chat.services import (
     memory_write_enqueue,
     reply_stop_request,
     turn_memory_state,
+    turn_redact,
 )
 from core.ratelimit import by_ip, by_user, rate_limited
-from core.sessions import sign_out_everywhere
-from memoryapp.selectors import memory_list
+from core.sessions import sign_out_everywhere, signed_in_sessions
+from core.tokens import token_for, token_lifetime, token_revoke
+from memoryapp.selectors import memory_list, memory_paused
 
 DETAIL = "chat/conversation_detail.html"
 
@@ -73,6 +76,35 @@ def account_delete(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET", "POST"])
+def account_view(request: HttpRequest) -> HttpResponse:
+    """The account page: password, the API token (create, shown once; revoke), sessions, data.
+    A new token's key is shown in the answer to the POST that made it, never again."""
+    user = request.user
+    new_key = None
+    if request.method == "POST":
+        action = request.POST.get("action")
+        if action == "revoke-token":
+            revoked = token_revoke(user)
+            messages.success(request, "API token revoked." if revoked else "There was no API token to revoke.")
+            return redirect("account")
+        if action != "create-token":
+            messages.error(request, "Unknown action.")
+            return redirect("account")
+        new_key = token_for(user).key
+    token = Token.objects.filter(user=user).first()
+    context = {
+        "token": token,
+        "expires": token.created + token_lifetime() if token else None,
+        "new_key": new_key,
+        "sessions": signed_in_sessions(user=user),
+    }
+    response = render(request, "registration/account.html", context)
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
 def sign_out_everywhere_view(request: HttpRequest) -> HttpResponse:
     """End every session of the account, on every device, and revoke its API token."""
     if request.method == "POST":
@@ -91,22 +123,39 @@ def sign_out_everywhere_view(request: HttpRequest) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def conversation_list_view(request: HttpRequest) -> HttpResponse:
     if request.method == "POST":
-        conversation = conversation_create(user=request.user)
+        conversation = conversation_create(user=request.user, temporary=request.POST.get("temporary") == "on")
         return redirect("chat:conversation_detail", public_id=conversation.public_id)
     page = Paginator(conversation_list(user=request.user), 25).get_page(request.GET.get("page"))
-    return render(request, "chat/conversation_list.html", {"page": page})
+    return render(
+        request,
+        "chat/conversation_list.html",
+        {
+            "page": page,
+            "memory_paused": memory_paused(user=request.user),
+            "temporary_hours": settings.CHAT_TEMPORARY_HOURS,
+        },
+    )
+
+
+def _detail_context(request: HttpRequest, conversation, form: TurnForm) -> dict:
+    """What the conversation page shows, however it was reached. `saving`: a memory write is
+    still waiting or running, so a page without JavaScript refreshes itself until it is done."""
+    turns = conversation_turns(user=request.user, conversation=conversation)
+    return {
+        "conversation": conversation,
+        "turns": turns,
+        "form": form,
+        "memory_paused": memory_paused(user=request.user),
+        "saving": any(tv.turn.memory_state == "queued" for tv in turns),
+    }
 
 
 @login_required
 @require_GET
 def conversation_detail(request: HttpRequest, public_id: str) -> HttpResponse:
     conversation = conversation_get(user=request.user, public_id=public_id)
-    context = {
-        "conversation": conversation,
-        "turns": conversation_turns(user=request.user, conversation=conversation),
-        "form": TurnForm(),
-        "highlight": request.GET.get("turn"),
-    }
+    context = _detail_context(request, conversation, TurnForm())
+    context["highlight"] = request.GET.get("turn")
     return render(request, DETAIL, context)
 
 
@@ -156,12 +205,7 @@ def turn_create(request: HttpRequest, public_id: str) -> HttpResponse:
         # a rejected 1 MB post is not sent back whole.
         form.data = form.data.copy()
         form.data["content"] = form.data.get("content", "")[: settings.CHAT_MAX_TURN_CHARS]
-        context = {
-            "conversation": conversation,
-            "turns": conversation_turns(user=request.user, conversation=conversation),
-            "form": form,
-        }
-        return render(request, DETAIL, context, status=400)
+        return render(request, DETAIL, _detail_context(request, conversation, form), status=400)
 
     turn = chat_user_turn(user=request.user, conversation=conversation, content=form.cleaned_data["content"])
     if request.htmx:
@@ -246,6 +290,20 @@ def turn_reply_stop(request: HttpRequest, public_id: str, seq: int) -> HttpRespo
     if not request.htmx:
         return redirect(_turn_url(conversation, seq))
     return HttpResponse(status=204)
+
+
+@login_required
+@require_POST
+def turn_redact_view(request: HttpRequest, public_id: str, seq: int) -> HttpResponse:
+    """Remove the secret values from a user turn (and its reply) for good, then back to the turn."""
+    conversation = conversation_get(user=request.user, public_id=public_id)
+    user_turn = user_turn_get(user=request.user, conversation=conversation, seq=seq)
+    count = turn_redact(user=request.user, turn=user_turn)
+    if count:
+        messages.success(request, f"Removed {count} secret value{'s' if count != 1 else ''} from your message.")
+    else:
+        messages.info(request, "No password, key, card, bank or ID number was found in this message.")
+    return redirect(_turn_url(conversation, seq))
 
 
 @login_required

@@ -328,6 +328,9 @@ MEMORY_RESTORE_DAYS = env_int("MEMORY_RESTORE_DAYS", 30, minimum=1, maximum=3650
 CHAT_CONTEXT_TOKENS = env_int("CHAT_CONTEXT_TOKENS", 3000, minimum=100)
 CHAT_MAX_RECENT_TURNS = env_int("CHAT_MAX_RECENT_TURNS", 20, minimum=1)
 CHAT_SUMMARY_MAX_CHARS = 2000
+# A temporary chat is deleted for good this long after its last turn (`purge_deleted`); the
+# pages stop showing it at that moment, whenever the purge runs.
+CHAT_TEMPORARY_HOURS = env_int("CHAT_TEMPORARY_HOURS", 24, minimum=1, maximum=24 * 30)
 CHAT_MAX_TURN_CHARS = 8000
 
 # Requests per window, counted in PostgreSQL (core/ratelimit.py): (limit, seconds, what).

@@ -11,6 +11,7 @@ urlpatterns = [
     # Staff sign-in is limited like every other credential endpoint, per username and address.
     path("admin/login/", rate_limited("login", by_ip, by_username)(admin.site.login), name="admin_login"),
     path("admin/", admin.site.urls),
+    path("accounts/", chat_views.account_view, name="account"),
     path("accounts/signup/", chat_views.signup, name="signup"),
     path("accounts/login/", rate_limited("login", by_ip, by_username)(auth_views.LoginView.as_view()), name="login"),
     path("accounts/delete/", chat_views.account_delete, name="account_delete"),

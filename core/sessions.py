@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.contrib.auth.signals import user_logged_in
 from django.contrib.sessions.models import Session
 from django.db import transaction
+from django.utils import timezone
 
 from core.models import SignedInSession
 from core.tokens import token_revoke
@@ -17,6 +18,11 @@ def _record(sender, request, user, **kwargs) -> None:
     if session.session_key is None:
         session.save()
     SignedInSession.objects.update_or_create(session_id=session.session_key, defaults={"user": user})
+
+
+def signed_in_sessions(*, user) -> int:
+    """How many unexpired browser sessions the user is signed in with."""
+    return SignedInSession.objects.filter(user=user, session__expire_date__gt=timezone.now()).count()
 
 
 @transaction.atomic

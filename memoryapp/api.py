@@ -22,6 +22,7 @@ from memoryapp.selectors import (
     memory_export,
     memory_get,
     memory_list,
+    memory_paused,
     memory_recently_deleted,
     memory_search,
     memory_trace,
@@ -38,6 +39,7 @@ from memoryapp.services import (
     MemoryRefused,
     memory_add,
     memory_correct,
+    memory_pause_set,
     memory_restore,
     memory_soft_delete,
 )
@@ -115,6 +117,44 @@ class MemoryDeletedListApi(generics.ListAPIView):
     )
     def get(self, request: Request, *args, **kwargs) -> Response:
         return super().get(request, *args, **kwargs)
+
+
+@extend_schema_serializer(component_name="MemorySettings")
+class MemorySettingsSerializer(serializers.Serializer):
+    paused = serializers.BooleanField(
+        help_text="While true, no memory is read into a reply and nothing the caller says is written; turns said "
+        "meanwhile are never written later."
+    )
+
+
+class MemorySettingsApi(APIView):
+    """The caller's memory switches; PUT or PATCH changes them."""
+
+    def _answer(self, request: Request) -> Response:
+        return Response(MemorySettingsSerializer({"paused": memory_paused(user=request.user)}).data)
+
+    @extend_schema(operation_id="memories_settings", responses={200: MemorySettingsSerializer})
+    def get(self, request: Request) -> Response:
+        return self._answer(request)
+
+    @extend_schema(
+        operation_id="memories_settings_update",
+        request=MemorySettingsSerializer,
+        responses={200: MemorySettingsSerializer, 400: OpenApiResponse(description="`paused` is not a boolean.")},
+    )
+    def put(self, request: Request) -> Response:
+        serializer = MemorySettingsSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        memory_pause_set(user=request.user, paused=serializer.validated_data["paused"])
+        return self._answer(request)
+
+    @extend_schema(
+        operation_id="memories_settings_partial_update",
+        request=MemorySettingsSerializer,
+        responses={200: MemorySettingsSerializer, 400: OpenApiResponse(description="`paused` is not a boolean.")},
+    )
+    def patch(self, request: Request) -> Response:
+        return self.put(request)
 
 
 class MemoryDetailApi(APIView):

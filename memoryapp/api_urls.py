@@ -9,6 +9,7 @@ urlpatterns = [
     path("search/", api.MemorySearchApi.as_view(), name="memory_search"),
     path("export/", api.MemoryExportApi.as_view(), name="memory_export"),
     path("deleted/", api.MemoryDeletedListApi.as_view(), name="memory_deleted"),
+    path("settings/", api.MemorySettingsApi.as_view(), name="memory_settings"),
     path("<int:memory_id>/", api.MemoryDetailApi.as_view(), name="memory_detail"),
     path("<int:memory_id>/restore/", api.MemoryRestoreApi.as_view(), name="memory_restore"),
 ]

@@ -122,6 +122,9 @@ class MemoryEvidence(models.Model):
     turn = models.ForeignKey("chat.Turn", on_delete=models.SET_NULL, null=True, related_name="memory_evidence")
     created = models.BooleanField(help_text="True when this statement created the memory.")
     gate_similarity = models.FloatField(help_text="Cosine similarity of the fact to the turn that stated it.")
+    # The memory's words as this statement left them: the chat's notice keeps saying what was
+    # saved then, though the memory is corrected later.
+    text = models.TextField(blank=True, default="", db_default="")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -195,3 +198,19 @@ class MemoryEvent(models.Model):
 
     def __str__(self) -> str:
         return f"memory {self.memory_id} {self.action}"
+
+
+class MemorySettings(models.Model):
+    """A user's switches for the memory store. No row is the default: memory on."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True, related_name="+")
+    # Paused: no memory is read into a reply and nothing is written from a turn said meanwhile
+    # (its turn is marked so, and never written later).
+    paused = models.BooleanField(default=False)
+    changed_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name_plural = "memory settings"
+
+    def __str__(self) -> str:
+        return f"user {self.user_id}: memory {'paused' if self.paused else 'on'}"

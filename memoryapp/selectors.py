@@ -20,7 +20,7 @@ from chat.models import Conversation, Turn
 from memoryapp import thresholds
 from memoryapp.embeddings import get_embedder
 from memoryapp.keys import GROUPS, OTHER_GROUP, group_of
-from memoryapp.models import Memory, MemoryEvent, MemoryEvidence, MemoryKey, MemoryRecall
+from memoryapp.models import Memory, MemoryEvent, MemoryEvidence, MemoryKey, MemoryRecall, MemorySettings
 from memoryapp.need import NOT_NEEDED, asks_for_profile, turn_need
 from memoryapp.serializers import MemoryExportSerializer
 from memoryapp.standing import is_standing
@@ -403,6 +403,11 @@ def read_turn(user: AbstractBaseUser, text: str) -> TurnRead:
         ),
     ]
     return TurnRead(recalled, vector, embedder.name)
+
+
+def memory_paused(*, user: AbstractBaseUser) -> bool:
+    """Whether the user has paused memory (memoryapp.models.MemorySettings; no row: memory on)."""
+    return MemorySettings.objects.filter(user=user, paused=True).exists()
 
 
 def memory_list(*, user: AbstractBaseUser, text: str = "", include_deleted: bool = False):

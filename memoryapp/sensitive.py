@@ -13,6 +13,8 @@ refusing: a missed memory can be said again, a stored password cannot be unsaid.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from typing import NamedTuple
 
 # What the value is called, in English, Spanish, French, German, Italian, Portuguese, Dutch,
 # Polish, Swedish, Turkish, Russian, Japanese, Chinese and Korean.
@@ -35,10 +37,10 @@ _BANK_WORDS = r"account number|routing number|sort code|iban|bic|swift|número d
 _LABELLED = re.compile(
     rf"(?i)\b(?:{_CREDENTIAL_WORDS}|{_KEY_WORDS}|{_ID_WORDS}|{_BANK_WORDS})\b"
     r"[^\n.?!]{0,24}?(?:\bis\b|\bes\b|\best\b|\bist\b|\bè\b|\bé\b|\bis\b|:|=|-|\s)\s*['\"“]?"
-    r"(?=[^\s'\"”]*[\d@#$%^&*_+=!])[^\s'\"”]{3,}"
+    r"(?=[^\s'\"”]*[\d@#$%^&*_+=!])(?P<value>[^\s'\"”]{3,})"
 )
 _CREDENTIAL_CJK = re.compile(
-    rf"(?:{_CREDENTIAL_WORDS_CJK})\s*(?:は|是|는|은|:|：)?\s*(?=[\w@#$%^&*!-]*[\d@#$%^&*!])[\w@#$%^&*!-]{{3,}}"
+    rf"(?:{_CREDENTIAL_WORDS_CJK})\s*(?:は|是|는|은|:|：)?\s*(?=[\w@#$%^&*!-]*[\d@#$%^&*!])(?P<value>[\w@#$%^&*!-]{{3,}})"
 )
 _TOKENS = re.compile(
     r"\bsk-[A-Za-z0-9_-]{16,}|\bghp_[A-Za-z0-9]{20,}|\bgithub_pat_[A-Za-z0-9_]{20,}|\bxox[abprs]-[A-Za-z0-9-]{10,}|"
@@ -84,31 +86,91 @@ def _iban_valid(candidate: str) -> bool:
     return int(number) % 97 == 1
 
 
+class Secret(NamedTuple):
+    """A secret value in a text: its kind and where it is (the value only, not its label)."""
+
+    kind: str  # "key", "credential", "bank account", "government id" or "card"
+    start: int
+    end: int
+
+
+def _labelled_kind(word: str) -> str:
+    if re.search(rf"(?i){_KEY_WORDS}", word):
+        return "key"
+    if re.search(rf"(?i){_BANK_WORDS}", word):
+        return "bank account"
+    if re.search(rf"(?i){_ID_WORDS}", word):
+        return "government id"
+    return "credential"
+
+
+def _finds(text: str) -> list[Secret]:
+    """Every secret value in the text, overlapping or not, the surest kinds first: tokens and keys
+    by their shape, then values named by their label ("my PIN is 4921"), cards that pass Luhn,
+    IBANs that pass mod 97, then government ids by their shape."""
+    found: list[Secret] = [Secret("key", m.start(), m.end()) for m in _TOKENS.finditer(text)]
+    for pattern in (_LABELLED, _CREDENTIAL_CJK):
+        for m in pattern.finditer(text):
+            # A value at the end of a sentence does not take the sentence's full stop with it.
+            value = m.group("value").rstrip(".,;:!?)")
+            if len(value) >= 3:
+                kind = _labelled_kind(m.group(0).lower())
+                found.append(Secret(kind, m.start("value"), m.start("value") + len(value)))
+    for m in _CARD.finditer(text):
+        digits = re.sub(r"\D", "", m.group(0))
+        if 13 <= len(digits) <= 19 and _luhn(digits):
+            found.append(Secret("card", m.start(), m.end()))
+    found += [Secret("bank account", m.start(), m.end()) for m in _IBAN.finditer(text) if _iban_valid(m.group(0))]
+    for pattern in (_SSN, _NI_NUMBER, _CPF, _AADHAAR, _CODICE_FISCALE):
+        found += [Secret("government id", m.start(), m.end()) for m in pattern.finditer(text)]
+    return found
+
+
+def secrets_in(text: str) -> list[Secret]:
+    """The secret values in the text, in reading order. Where two finds overlap the longer one is
+    kept ("IBAN GB82 WEST ...": the whole IBAN, not its first group as a labelled value)."""
+    kept: list[Secret] = []
+    for secret in sorted(_finds(text), key=lambda secret: secret.start - secret.end):
+        if all(secret.end <= other.start or secret.start >= other.end for other in kept):
+            kept.append(secret)
+    return sorted(kept, key=lambda secret: secret.start)
+
+
 def secret_kind(text: str) -> str | None:
     """The kind of secret value the text carries ("credential", "key", "card", "bank account",
-    "government id"), or None."""
-    if _TOKENS.search(text):
-        return "key"
-    labelled = _LABELLED.search(text) or _CREDENTIAL_CJK.search(text)
-    if labelled:
-        word = labelled.group(0).lower()
-        if re.search(rf"(?i){_KEY_WORDS}", word):
-            return "key"
-        if re.search(rf"(?i){_BANK_WORDS}", word):
-            return "bank account"
-        if re.search(rf"(?i){_ID_WORDS}", word):
-            return "government id"
-        return "credential"
-    for match in _CARD.finditer(text):
-        digits = re.sub(r"\D", "", match.group(0))
-        if 13 <= len(digits) <= 19 and _luhn(digits):
-            return "card"
-    if any(_iban_valid(m.group(0)) for m in _IBAN.finditer(text)):
-        return "bank account"
-    for pattern in (_SSN, _NI_NUMBER, _CPF, _AADHAAR, _CODICE_FISCALE):
-        if pattern.search(text):
-            return "government id"
-    return None
+    "government id"), or None: the surest kind found."""
+    found = _finds(text)
+    return found[0].kind if found else None
+
+
+# What a removed value is replaced with, by kind: the sentence still reads, the value is gone.
+_MARKERS = {
+    "key": "[key removed]",
+    "credential": "[password removed]",
+    "card": "[card number removed]",
+    "bank account": "[account number removed]",
+    "government id": "[ID number removed]",
+}
+
+
+def redact(text: str, *, values: Sequence[tuple[str, str]] = ()) -> tuple[str, int]:
+    """The text with every secret value replaced by a marker that names its kind
+    ("my PIN is [password removed]"), and how many were replaced. `values`, (value, kind)
+    pairs found elsewhere (in the user's turn), are replaced wherever they occur, labelled or
+    not: a reply that repeats a password does not name it as one."""
+    found = secrets_in(text)
+    for secret in reversed(found):
+        text = text[: secret.start] + _MARKERS[secret.kind] + text[secret.end :]
+    count = len(found)
+    for value, kind in values:
+        count += text.count(value)
+        text = text.replace(value, _MARKERS[kind])
+    return text, count
+
+
+def secret_values(text: str) -> list[tuple[str, str]]:
+    """The secret values in the text with their kinds, for `redact(values=...)` elsewhere."""
+    return [(text[secret.start : secret.end], secret.kind) for secret in secrets_in(text)]
 
 
 def has_contact_details(text: str) -> bool:

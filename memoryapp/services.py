@@ -26,7 +26,7 @@ from memoryapp.embeddings import Embedder, get_embedder, get_multilingual_embedd
 from memoryapp.extraction import clean_fact, declined, english_reading, extract_facts
 from memoryapp.hashing import content_hash
 from memoryapp.keys import category_of, keyed, keys_of
-from memoryapp.models import Memory, MemoryEvent, MemoryEvidence, MemoryKey, MemoryRecall
+from memoryapp.models import Memory, MemoryEvent, MemoryEvidence, MemoryKey, MemoryRecall, MemorySettings
 from memoryapp.orders import obeyed, orders_problem
 from memoryapp.slots import slot_of
 from memoryapp.wording import INSTRUCTION, as_said
@@ -301,8 +301,9 @@ _UPSERT_MEMORY = f"""
 
 _INSERT_EVIDENCE = f"""
     INSERT INTO {MemoryEvidence._meta.db_table}
-        (memory_id, user_id, conversation_id, turn_id, created, gate_similarity, created_at)
-    VALUES (%s, %s, %s, %s, %s, %s, statement_timestamp())
+        (memory_id, user_id, conversation_id, turn_id, created, gate_similarity, text, created_at)
+    VALUES (%s, %s, %s, %s, %s, %s,
+            (SELECT text FROM {Memory._meta.db_table} WHERE id = %s AND user_id = %s), statement_timestamp())
     ON CONFLICT (memory_id, turn_id) DO NOTHING
     RETURNING id
 """
@@ -410,7 +411,7 @@ def store_facts(user: AbstractBaseUser, turn: Turn, kept: list[GatedFact], *, mo
             _write_keys(cursor, user=user, memory_id=memory_id, model_name=model_name, known=fact.keys)
             cursor.execute(
                 _INSERT_EVIDENCE,
-                [memory_id, user.pk, turn.conversation_id, turn.pk, created, fact.similarity],
+                [memory_id, user.pk, turn.conversation_id, turn.pk, created, fact.similarity, memory_id, user.pk],
             )
             if cursor.fetchone() is not None and not created:
                 cursor.execute(_COUNT_RESTATEMENT, [memory_id, user.pk])
@@ -652,7 +653,12 @@ def memory_soft_delete(
     memory.deleted_at = memory.updated_at = timezone.now()
     Memory.objects.filter(pk=memory.pk, user=user).update(deleted_at=memory.deleted_at, updated_at=memory.updated_at)
     MemoryEvent.objects.create(
-        memory=memory, user=user, actor=actor or user, action=MemoryEvent.Action.DELETED, turn=turn
+        memory=memory,
+        user=user,
+        actor=actor or user,
+        action=MemoryEvent.Action.DELETED,
+        turn=turn,
+        old_text=memory.text,
     )
     return memory
 
@@ -760,6 +766,15 @@ def memory_correct(
         _supersede(user=user, memory_id=memory.pk, text=cleaned, actor=actor or user)
     memory.text, memory.content_hash, memory.embedding_model = cleaned, new_hash, embedder.name
     return memory
+
+
+def memory_pause_set(*, user: AbstractBaseUser, paused: bool) -> bool:
+    """Pause memory or turn it back on. While paused, no memory is read into a reply and nothing
+    is written from what the user says; turns said meanwhile are marked so and never written
+    later (chat.services.chat_user_turn). The user's own actions on the store (add, correct,
+    delete, forget in chat) still work. Returns the new state."""
+    MemorySettings.objects.update_or_create(user=user, defaults={"paused": paused})
+    return paused
 
 
 class MemoryRefused(ValueError):

@@ -9,6 +9,7 @@ from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from core.llm import ModelUnavailable
@@ -20,6 +21,7 @@ from memoryapp.selectors import (
     memory_get,
     memory_groups,
     memory_list,
+    memory_paused,
     memory_recently_deleted,
     memory_search,
     memory_trace,
@@ -31,6 +33,7 @@ from memoryapp.services import (
     memory_add,
     memory_correct,
     memory_forget_all,
+    memory_pause_set,
     memory_restore,
     memory_soft_delete,
 )
@@ -49,6 +52,21 @@ SEARCH_MAX_CHARS = 250
 FILTER_MAX_CHARS = 80
 
 
+def _list_context(request: HttpRequest, **values) -> dict:
+    """What the memory page shows besides its rows: the searches, the pause switch, the add form."""
+    return {
+        "q": "",
+        "s": "",
+        "results": None,
+        "page": None,
+        "search_error": None,
+        "search_max": SEARCH_MAX_CHARS,
+        "filter_max": FILTER_MAX_CHARS,
+        "memory_paused": memory_paused(user=request.user),
+        **values,
+    }
+
+
 def _searching_user(request: HttpRequest) -> str | None:
     return by_user(request) if request.GET.get("s", "").strip() else None
 
@@ -60,15 +78,7 @@ def memory_list_view(request: HttpRequest) -> HttpResponse:
     """The user's live memories, newest first; `q` filters by text, `s` searches by meaning."""
     text = request.GET.get("q", "")
     probe = request.GET.get("s", "")
-    context: dict = {
-        "q": text[:FILTER_MAX_CHARS],
-        "s": probe[:SEARCH_MAX_CHARS],
-        "results": None,
-        "page": None,
-        "search_error": None,
-        "search_max": SEARCH_MAX_CHARS,
-        "filter_max": FILTER_MAX_CHARS,
-    }
+    context = _list_context(request, q=text[:FILTER_MAX_CHARS], s=probe[:SEARCH_MAX_CHARS])
     fields = [("A search by meaning", probe, SEARCH_MAX_CHARS), ("A filter", text, FILTER_MAX_CHARS)]
     too_long = [
         f"{what} is at most {limit} characters (this has {len(value)})."
@@ -114,18 +124,25 @@ def memory_add_view(request: HttpRequest) -> HttpResponse:
     else:
         error = " ".join(form.errors["text"])
     page = Paginator(memory_list(user=request.user), PAGE_SIZE).get_page(1)
-    context = {
-        "q": "",
-        "s": "",
-        "results": None,
-        "page": page,
-        "search_error": None,
-        "search_max": SEARCH_MAX_CHARS,
-        "filter_max": FILTER_MAX_CHARS,
-        "add_text": request.POST.get("text", ""),
-        "add_error": error,
-    }
+    context = _list_context(request, page=page, add_text=request.POST.get("text", ""), add_error=error)
     return render(request, LIST, context, status=400)
+
+
+@login_required
+@require_POST
+def memory_pause_view(request: HttpRequest) -> HttpResponse:
+    """The pause switch: `paused` is "on" or "off". Goes back to `next` when it is a page of this site."""
+    paused = memory_pause_set(user=request.user, paused=request.POST.get("paused") == "on")
+    messages.success(
+        request,
+        "Memory paused: nothing you say is remembered, and nothing remembered is used in replies."
+        if paused
+        else "Memory is on again.",
+    )
+    target = request.POST.get("next", "")
+    if url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}, require_https=request.is_secure()):
+        return redirect(target)
+    return redirect("memoryapp:memory_list")
 
 
 @login_required

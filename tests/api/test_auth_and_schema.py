@@ -51,12 +51,14 @@ def test_schema_is_valid_openapi_and_covers_every_route(client):
         "/api/conversations/{public_id}/",
         "/api/conversations/{public_id}/turns/",
         "/api/conversations/{public_id}/turns/{seq}/reply/",
+        "/api/conversations/{public_id}/turns/{seq}/redact/",
         "/api/memories/",
         "/api/memories/{memory_id}/",
         "/api/memories/{memory_id}/restore/",
         "/api/memories/deleted/",
         "/api/memories/export/",
         "/api/memories/search/",
+        "/api/memories/settings/",
     }
     assert "embedding" not in schema["components"]["schemas"]["Memory"]["properties"]
     assert schema["paths"]["/api/memories/{memory_id}/"]["patch"]["responses"].keys() >= {"200", "400", "404", "409"}

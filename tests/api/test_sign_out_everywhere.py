@@ -43,9 +43,10 @@ def test_signing_out_everywhere_ends_every_session_and_the_token(dana, bob):
     assert bobs.get(reverse("memoryapp:memory_list")).status_code == 200
 
 
-def test_the_memory_page_links_to_it_and_a_get_changes_nothing(dana):
+def test_the_account_page_links_to_it_and_a_get_changes_nothing(dana):
     laptop = signed_in("dana", PASSWORD)
-    assert reverse("sign_out_everywhere") in laptop.get(reverse("memoryapp:memory_list")).content.decode()
+    assert reverse("account") in laptop.get(reverse("memoryapp:memory_list")).content.decode()  # the header
+    assert reverse("sign_out_everywhere") in laptop.get(reverse("account")).content.decode()
     laptop.get(reverse("sign_out_everywhere"))
     assert laptop.get(reverse("memoryapp:memory_list")).status_code == 200
 

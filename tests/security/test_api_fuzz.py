@@ -36,7 +36,7 @@ from memoryapp.services import memory_soft_delete, remember
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-# Per operation and generation mode; 18 operations x 2 modes x 12 stays well under a minute here.
+# Per operation and generation mode; 22 operations x 2 modes x 12 stays well under a minute here.
 EXAMPLES = 12
 load_all_checks()
 CHECKS = CHECK_REGISTRY.get_all()
@@ -181,7 +181,7 @@ def test_every_operation_answers_without_a_server_error_and_as_its_schema_says(l
         for label in sorted(examples)
     )
     print(f"\nfuzzed {len(operations)} operations in {elapsed:.1f} s\n{summary}")
-    assert len(operations) == 18
+    assert len(operations) == 22
     assert ESSENTIAL_CHECKS <= {check.__name__ for check in CHECKS}
     assert all(examples[op.label] >= EXAMPLES for op in operations), summary
     assert not failures, "\n".join(f"{key} (x{len(found)})\n  {found[0]}" for key, found in sorted(failures.items()))

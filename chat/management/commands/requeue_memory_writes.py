@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand
 
+from chat.management.commands.purge_deleted import parse_age
 from chat.services import memory_writes_requeue
-from memoryapp.management.commands.purge_deleted import parse_age
 
 
 class Command(BaseCommand):

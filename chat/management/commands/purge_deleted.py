@@ -4,6 +4,7 @@ from datetime import timedelta
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
+from chat.services import conversation_purge_temporary
 from core.ratelimit import purge_stale
 from memoryapp.services import memory_purge_deleted
 
@@ -19,7 +20,8 @@ def parse_age(text: str) -> timedelta:
 
 class Command(BaseCommand):
     help = (
-        "Hard-delete memories soft-deleted longer ago than the retention period, with their evidence and recall rows."
+        "Hard-delete memories soft-deleted longer ago than the retention period, with their evidence and recall "
+        "rows, and temporary chats whose last turn is CHAT_TEMPORARY_HOURS old."
     )
 
     def add_arguments(self, parser) -> None:
@@ -34,8 +36,10 @@ class Command(BaseCommand):
     def handle(self, *args, older_than: str, **options) -> None:
         age = parse_age(older_than)
         removed = memory_purge_deleted(older_than=age)
+        temporary = conversation_purge_temporary()
         stale = purge_stale()
         summary = ", ".join(f"{count} {name}" for name, count in sorted(removed.items())) or "nothing"
         self.stdout.write(
-            f"Purged memories deleted more than {older_than} ago: {summary}. Stale rate-limit rows: {stale}."
+            f"Purged memories deleted more than {older_than} ago: {summary}. "
+            f"Expired temporary chats: {temporary}. Stale rate-limit rows: {stale}."
         )
