@@ -22,6 +22,7 @@ from django.utils.module_loading import import_string
 
 from core.llm import ModelUnavailable, endpoint_errors, openai_client
 from memoryapp import grammar, sensitive
+from memoryapp.forgetting import forget_request
 from memoryapp.rules import extract_facts_by_rules
 
 logger = logging.getLogger(__name__)
@@ -302,7 +303,7 @@ def declined(text: str) -> str | None:
     forget or not to remember. None for an ordinary turn."""
     if sensitive.secret_kind(text):
         return "secret"
-    if grammar.is_forget_request(grammar.analyse(text)):
+    if grammar.is_forget_request(grammar.analyse(text)) or forget_request(text) is not None:
         return "forget"
     return None
 

@@ -24,6 +24,7 @@ from chat.models import Turn
 from memoryapp import attribution, grammar, sensitive, smalltalk, thresholds, timewords
 from memoryapp.embeddings import Embedder, get_embedder, get_multilingual_embedder
 from memoryapp.extraction import clean_fact, declined, english_reading, extract_facts
+from memoryapp.forgetting import forget_request
 from memoryapp.hashing import content_hash
 from memoryapp.keys import category_of, keyed, keys_of
 from memoryapp.models import Memory, MemoryEvent, MemoryEvidence, MemoryKey, MemoryRecall, MemorySettings
@@ -670,7 +671,8 @@ FORGET_GAP = 0.05
 @transaction.atomic
 def memory_forget_asked(*, user: AbstractBaseUser, turn: Turn) -> list[Memory]:
     """Forget what a chat turn asks to forget ("Forget that I'm a nurse", "Delete what I told
-    you about my daughter"): the live memories nearest to what it names, found as the read path
+    you about my daughter", "Olvida que soy enfermera": memoryapp.forgetting): the live
+    memories nearest to what it names, found as the read path
     finds them (their text and keys, over the recall floor), the nearest and any within
     FORGET_GAP of it, at most FORGET_MAX. Each is deleted as on the memory page (with the same
     Undo), the turn recorded on its event. None when the turn names nothing ("Forget it.") or
@@ -678,6 +680,10 @@ def memory_forget_asked(*, user: AbstractBaseUser, turn: Turn) -> list[Memory]:
     from memoryapp.selectors import recall
 
     named = grammar.forget_object(grammar.analyse(turn.content))
+    if named is None:
+        # In another language: what the sentence after "olvida", "vergiss", "忘记" names.
+        other = forget_request(turn.content)
+        named = other.named if other is not None else None
     if named is None:
         return []
     found = recall(user, named)

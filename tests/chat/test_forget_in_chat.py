@@ -108,3 +108,26 @@ def test_another_users_memories_are_never_forgotten(stored, bob):
     bobs = _live(bob)
     chat_user_turn(user=stored, conversation=conversation_create(user=stored), content="Forget that I'm a nurse.")
     assert "The user is a nurse." in bobs and _live(bob) == bobs
+
+
+@pytest.mark.parametrize(
+    "request_text",
+    ["Olvida que soy enfermera.", "Vergiss, dass ich Krankenschwester bin.", "Oublie que je suis infirmière."],
+)
+def test_a_request_in_another_language_forgets_what_it_names(alice, settings, request_text):
+    # Facts are stored in English; the request is matched to them across languages, which the
+    # multilingual embedder does (the English one would find nothing over the floor, and say so).
+    settings.EMBEDDING_MODEL = "local-multilingual"
+    for text in ["I'm a nurse.", "I live in Lisbon.", "I play the cello."]:
+        assert remember(alice, user_turn(alice, text)) == 1
+    turn = chat_user_turn(user=alice, conversation=conversation_create(user=alice), content=request_text)
+    assert turn.memory_state == "forget"
+    assert _live(alice) == ["The user lives in Lisbon.", "The user plays the cello."]
+
+
+def test_a_model_never_turns_a_request_to_forget_into_a_memory(alice, fake_llm):
+    # A model reading "Olvida que soy enfermera" may well answer with the fact it names.
+    fake_llm.facts("The user is a nurse.")
+    assert remember(alice, user_turn(alice, "Olvida que soy enfermera.")) == 0
+    assert not Memory.objects.filter(user=alice).exists()
+    assert not [r for r in fake_llm.requests if r["path"].endswith("/chat/completions")]  # nor is it asked
