@@ -65,6 +65,9 @@ INSTALLED_APPS = [
     "core",
     "memoryapp",
     "chat",
+    # The tools, each owning its management commands: the quality harness and the benchmarks.
+    "eval",
+    "bench",
 ]
 
 MIDDLEWARE = [
