@@ -120,7 +120,7 @@ bench-local-model: migrate local-model
 	$(START_LOCAL_MODEL) \
 	$(PY) manage.py bench_reply
 
-# `make bench` runs the memory benchmark (BENCHMARKS.md): our figures at 100k and 1M memories,
+# `make bench` runs the memory benchmark (docs/benchmarks.md): our figures at 100k and 1M memories,
 # the write path, the memory page and API, one chat turn (all with the configured embedder), then
 # mem0 2.2.1 side by side at 100k, both on all-MiniLM-L6-v2, the model mem0 searches with.
 # mem0 lives in its own Python 3.11 venv, because

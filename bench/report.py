@@ -1,4 +1,4 @@
-"""The final table, as Markdown (printed by the command and pasted into BENCHMARKS.md)."""
+"""The final table, as Markdown (printed by the command and pasted into docs/benchmarks.md)."""
 
 from __future__ import annotations
 

@@ -294,8 +294,8 @@ MEMORY_THRESHOLDS = {
         "recall_gap": 0.2,
         "paraphrase": 0.92,
     },
-    # Calibrated on the suite the same way; paraphrases score 0.90-0.91 with it and different
-    # values of one attribute 0.66-0.86, hence 0.88 (measured, ../shared/NOTES.md).
+    # Calibrated on the suite the same way: set between the paraphrases and the different values
+    # of one attribute (`evaluate_memory --calibrate`; the measurement log in docs/quality/).
     "use-multilingual-v3": {
         "write_gate": 0.42,
         "recall_floor": 0.29,

@@ -116,7 +116,7 @@ def test_another_users_memories_are_never_forgotten(stored, bob):
 )
 def test_a_request_in_another_language_forgets_what_it_names(alice, settings, request_text):
     # Facts are stored in English; the request is matched to them across languages, which the
-    # multilingual embedder does (the English one would find nothing over the floor, and say so).
+    # multilingual encoder (the default, named here as this test depends on it) does.
     settings.EMBEDDING_MODEL = "local-multilingual"
     for text in ["I'm a nurse.", "I live in Lisbon.", "I play the cello."]:
         assert remember(alice, user_turn(alice, text)) == 1

@@ -16,7 +16,7 @@ class Command(BaseCommand):
     help = (
         "Seed separate benchmark databases with synthetic memories and measure recall latency and "
         "exactness, write and embedding throughput, the memory page and API for a user with 10,000 "
-        "memories, one chat turn without the model call, and mem0 side by side. See BENCHMARKS.md."
+        "memories, one chat turn without the model call, and mem0 side by side. See docs/benchmarks.md."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
