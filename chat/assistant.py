@@ -10,7 +10,7 @@ from collections.abc import Iterator, Sequence
 
 from django.conf import settings
 
-from core.llm import ModelUnavailable, endpoint_errors, explain, openai_client
+from core.llm import ModelUnavailable, as_messages, endpoint_errors, explain, openai_client
 from memoryapp.selectors import grouped
 from memoryapp.sensitive import redact
 
@@ -38,7 +38,10 @@ def _complete(messages: list[dict[str, str]], *, temperature: float, max_tokens:
     client = openai_client()
     try:
         response = client.chat.completions.create(
-            model=settings.LLM_CHAT_MODEL, messages=messages, temperature=temperature, max_tokens=max_tokens
+            model=settings.LLM_CHAT_MODEL,
+            messages=as_messages(messages),
+            temperature=temperature,
+            max_tokens=max_tokens,
         )
     except endpoint_errors() as exc:
         logger.warning("chat model failed: %s", exc.__class__.__name__)
@@ -86,12 +89,13 @@ class ReplyStream:
     def _read(self, messages: list[dict[str, str]]) -> None:
         import httpx
 
+        failures: tuple[type[BaseException], ...] = (*endpoint_errors(), httpx.HTTPError)
         finish_reason = None
         said = False
         try:
             response = openai_client().chat.completions.create(
                 model=settings.LLM_CHAT_MODEL,
-                messages=messages,
+                messages=as_messages(messages),
                 temperature=0.3,
                 max_tokens=settings.CHAT_REPLY_MAX_TOKENS,
                 stream=True,
@@ -105,7 +109,7 @@ class ReplyStream:
                             self._pieces.put(("text", choice.delta.content))
                             said = True
                         finish_reason = choice.finish_reason or finish_reason
-        except (*endpoint_errors(), httpx.HTTPError) as exc:
+        except failures as exc:
             # Once the answer has begun, the client's own errors no longer wrap the transport's.
             logger.warning("chat model stream failed: %s", exc.__class__.__name__)
             if said:

@@ -14,7 +14,7 @@ from chat.models import Conversation, Turn
 from memoryapp.selectors import evidence_for_turns, forgotten_for_turns, recalls_for_replies
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import AbstractBaseUser
+    from django.contrib.auth.models import User
 
 
 def temporary_expired_before():
@@ -22,22 +22,22 @@ def temporary_expired_before():
     return timezone.now() - timedelta(hours=settings.CHAT_TEMPORARY_HOURS)
 
 
-def _conversations(user: AbstractBaseUser):
+def _conversations(user: User):
     """The user's conversations; a temporary one that has expired is gone from the moment it
     expires, whenever the purge deletes its rows."""
     return Conversation.objects.filter(user=user).exclude(temporary=True, updated_at__lt=temporary_expired_before())
 
 
-def conversation_get(*, user: AbstractBaseUser, public_id: str) -> Conversation:
+def conversation_get(*, user: User, public_id: str) -> Conversation:
     """The user's conversation, or 404: another user's id is indistinguishable from a missing one."""
     return get_object_or_404(_conversations(user), public_id=public_id)
 
 
-def conversation_list(*, user: AbstractBaseUser):
+def conversation_list(*, user: User):
     return _conversations(user).order_by("-updated_at", "-id")
 
 
-def user_turn_get(*, user: AbstractBaseUser, conversation: Conversation, seq: int) -> Turn:
+def user_turn_get(*, user: User, conversation: Conversation, seq: int) -> Turn:
     return get_object_or_404(Turn, conversation=conversation, user=user, seq=seq, role=Turn.Role.USER)
 
 
@@ -52,7 +52,7 @@ class TurnView:
     forgotten: list = field(default_factory=list)  # on a user turn that asked to forget: the delete events
 
 
-def turn_views(*, user: AbstractBaseUser, turns: list[Turn]) -> list[TurnView]:
+def turn_views(*, user: User, turns: list[Turn]) -> list[TurnView]:
     """Decorate turns with recalls and memory writes in a constant number of queries."""
     user_ids = [t.pk for t in turns if t.role == Turn.Role.USER]
     reply_ids = [t.pk for t in turns if t.role == Turn.Role.ASSISTANT]
@@ -72,6 +72,6 @@ def turn_views(*, user: AbstractBaseUser, turns: list[Turn]) -> list[TurnView]:
     ]
 
 
-def conversation_turns(*, user: AbstractBaseUser, conversation: Conversation) -> list[TurnView]:
+def conversation_turns(*, user: User, conversation: Conversation) -> list[TurnView]:
     turns = list(Turn.objects.filter(conversation=conversation, user=user).order_by("seq"))
     return turn_views(user=user, turns=turns)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from typing import TYPE_CHECKING
@@ -30,14 +30,14 @@ from memoryapp.sensitive import redact, secret_values
 from memoryapp.services import memory_admin_log_erase, memory_detach_conversation, memory_forget_asked, recall_log
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import AbstractBaseUser
+    from django.contrib.auth.models import User
 
 logger = logging.getLogger(__name__)
 
 TITLE_CHARS = 60
 
 
-def conversation_create(*, user: AbstractBaseUser, title: str = "", temporary: bool = False) -> Conversation:
+def conversation_create(*, user: User, title: str = "", temporary: bool = False) -> Conversation:
     """A new conversation; a temporary one reads no memory, writes none, and is deleted for good
     CHAT_TEMPORARY_HOURS after its last turn (`conversation_purge_temporary`)."""
     return Conversation.objects.create(user=user, title=title[:200], temporary=temporary)
@@ -62,7 +62,7 @@ def _title_of(content: str) -> str:
 
 
 @transaction.atomic
-def turn_redact(*, user: AbstractBaseUser, turn: Turn) -> int:
+def turn_redact(*, user: User, turn: Turn) -> int:
     """Replace the secret values (memoryapp.sensitive) in a user turn with markers that name their
     kind, for good: in the turn, in its reply, and in the conversation's summary. The turn is
     marked `redacted_at`. Returns how many values were replaced in the turn itself."""
@@ -88,7 +88,7 @@ def turn_redact(*, user: AbstractBaseUser, turn: Turn) -> int:
 @transaction.atomic
 def turn_append(
     *,
-    user: AbstractBaseUser,
+    user: User,
     conversation: Conversation,
     role: str,
     content: str,
@@ -122,7 +122,7 @@ def turn_append(
 
 
 @transaction.atomic
-def chat_user_turn(*, user: AbstractBaseUser, conversation: Conversation, content: str) -> Turn:
+def chat_user_turn(*, user: User, conversation: Conversation, content: str) -> Turn:
     """Step 1 of a chat turn: store what the user said, before any model is involved.
 
     - A turn that asks to forget ("Forget that I'm a nurse") deletes what it names at once, with
@@ -160,7 +160,7 @@ class ReplyOutcome:
     error: str | None = None
 
 
-def _read_safely(user: AbstractBaseUser, conversation: Conversation, probe: str) -> TurnRead | None:
+def _read_safely(user: User, conversation: Conversation, probe: str) -> TurnRead | None:
     """The memories for a reply; none in a temporary chat or while memory is paused."""
     if conversation.temporary or memory_paused(user=user):
         return None
@@ -230,7 +230,7 @@ def summary_fold(request: ModelRequest) -> ModelRequest:
     )
 
 
-def _summary_save(*, user: AbstractBaseUser, conversation: Conversation, request: ModelRequest) -> None:
+def _summary_save(*, user: User, conversation: Conversation, request: ModelRequest) -> None:
     """Keep the summary a reply was built on; a summary that reaches further, saved by a
     concurrent reply, is never replaced by an older one."""
     if request.summary_through_seq > conversation.summary_through_seq:
@@ -239,7 +239,7 @@ def _summary_save(*, user: AbstractBaseUser, conversation: Conversation, request
         ).update(summary=request.summary, summary_through_seq=request.summary_through_seq)
 
 
-def _reply_check(*, user: AbstractBaseUser, user_turn: Turn) -> Turn | None:
+def _reply_check(*, user: User, user_turn: Turn) -> Turn | None:
     """The reply `user_turn` already has, if any; refuses a turn that is not this user's."""
     if user_turn.user_id != user.pk or user_turn.role != Turn.Role.USER:
         raise PermissionError("a reply needs a user turn of this user")
@@ -248,7 +248,7 @@ def _reply_check(*, user: AbstractBaseUser, user_turn: Turn) -> Turn | None:
 
 def _reply_save(
     *,
-    user: AbstractBaseUser,
+    user: User,
     conversation: Conversation,
     outcome: ReplyOutcome,
     request: ModelRequest,
@@ -280,13 +280,13 @@ def _reply_save(
     return _reply_settled(user=user, outcome=outcome)
 
 
-def _reply_settled(*, user: AbstractBaseUser, outcome: ReplyOutcome) -> ReplyOutcome:
+def _reply_settled(*, user: User, outcome: ReplyOutcome) -> ReplyOutcome:
     # The turn as it stands now (its memory write may have run already), not the caller's copy.
     outcome.user_turn = Turn.objects.select_related("conversation").get(pk=outcome.user_turn.pk, user=user)
     return outcome
 
 
-def chat_reply(*, user: AbstractBaseUser, user_turn: Turn) -> ReplyOutcome:
+def chat_reply(*, user: User, user_turn: Turn) -> ReplyOutcome:
     """Step 2 of a chat turn: recall, build the request, answer, log, then remember.
 
     Idempotent per user turn: a turn that already has a reply gets it back, so a retried
@@ -322,7 +322,7 @@ class ReplyProgress:
     text: str = ""
 
 
-def reply_stop_request(*, user: AbstractBaseUser, user_turn: Turn) -> bool:
+def reply_stop_request(*, user: User, user_turn: Turn) -> bool:
     """Ask the reply being written to `user_turn` to stop; it keeps what it has so far."""
     return bool(
         Turn.objects.filter(pk=user_turn.pk, user=user, role=Turn.Role.USER).update(
@@ -331,13 +331,13 @@ def reply_stop_request(*, user: AbstractBaseUser, user_turn: Turn) -> bool:
     )
 
 
-def _stop_requested(*, user: AbstractBaseUser, user_turn: Turn) -> bool:
+def _stop_requested(*, user: User, user_turn: Turn) -> bool:
     return Turn.objects.filter(pk=user_turn.pk, user=user, reply_stop_requested_at__isnull=False).exists()
 
 
 def chat_reply_stream(
-    *, user: AbstractBaseUser, user_turn: Turn, poll: float = 0.25
-) -> Iterator[ReplyProgress | ReplyOutcome]:
+    *, user: User, user_turn: Turn, poll: float = 0.25
+) -> Generator[ReplyProgress | ReplyOutcome, None, None]:
     """`chat_reply`, told as it happens: progress, then the reply's text piece by piece, then
     the ReplyOutcome. The same rules hold (one reply per turn, the user's turn kept on any
     failure). Every `poll` seconds it looks for a stop request (`reply_stop_request`), and
@@ -402,13 +402,11 @@ def chat_reply_stream(
     yield _reply_save(user=user, conversation=conversation, outcome=outcome, request=request, read=read, text=text)
 
 
-def turn_memory_state(*, user: AbstractBaseUser, turn: Turn) -> str:
+def turn_memory_state(*, user: User, turn: Turn) -> str:
     return Turn.objects.filter(pk=turn.pk, user=user).values_list("memory_state", flat=True).get()
 
 
-def memory_write_enqueue(
-    *, user: AbstractBaseUser, turn: Turn, retry: bool = False, read: TurnRead | None = None
-) -> bool:
+def memory_write_enqueue(*, user: User, turn: Turn, retry: bool = False, read: TurnRead | None = None) -> bool:
     """Queue the durable-memory write for a user turn, once (or again after a failure). With
     the turn's `read`, its embedding goes along, so the write does not embed the turn again."""
     allowed = [Turn.MemoryState.PENDING] + ([Turn.MemoryState.FAILED] if retry else [])
@@ -416,8 +414,9 @@ def memory_write_enqueue(
         memory_state=Turn.MemoryState.QUEUED
     )
     if claimed:
-        vector = read.vector if read is not None and read.vector is not None else None
-        model = read.embedding_model if vector is not None else None
+        vector, model = None, None
+        if read is not None and read.vector is not None:
+            vector, model = [float(x) for x in read.vector], read.embedding_model
         transaction.on_commit(
             lambda: enqueue_write(user_id=user.pk, turn_id=turn.pk, turn_vector=vector, embedding_model=model)
         )
@@ -486,7 +485,7 @@ def memory_writes_requeue(
 
 
 @transaction.atomic
-def account_erase(*, user: AbstractBaseUser) -> None:
+def account_erase(*, user: User) -> None:
     """Delete a user and, by cascade, every conversation, turn, memory (with its vector),
     evidence, recall and history row that belongs to them; and what would still name them:
     the admin log of their memories (it keeps each memory's text), the rate-limit counters
@@ -500,7 +499,7 @@ def account_erase(*, user: AbstractBaseUser) -> None:
 
 
 @transaction.atomic
-def conversation_delete_all(*, user: AbstractBaseUser) -> int:
+def conversation_delete_all(*, user: User) -> int:
     """Delete every conversation of the user, each as `conversation_delete` does (memories stay);
     returns how many. The chat log is the tier that still shows the model what the user said
     after "Forget everything", so the forget page offers this."""
@@ -511,7 +510,7 @@ def conversation_delete_all(*, user: AbstractBaseUser) -> int:
 
 
 @transaction.atomic
-def conversation_delete(*, user: AbstractBaseUser, conversation: Conversation, forget_memories: bool = False) -> int:
+def conversation_delete(*, user: User, conversation: Conversation, forget_memories: bool = False) -> int:
     """Delete a conversation and all its turns. Memories learned in it stay (they are the
     user's to keep or delete), without a source turn to point to, unless `forget_memories`
     soft-deletes them too. Returns how many memories were forgotten.

@@ -2,7 +2,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from contextlib import closing
 
 from django.conf import settings
 from django.contrib import messages
@@ -35,6 +34,7 @@ from chat.services import (
     turn_redact,
 )
 from core.ratelimit import by_ip, by_user, rate_limited
+from core.requests import SignedInRequest
 from core.sessions import sign_out_everywhere, signed_in_sessions
 from core.tokens import token_for, token_lifetime, token_revoke
 from memoryapp.selectors import memory_list, memory_paused
@@ -51,7 +51,7 @@ def _turn_url(conversation, seq: int) -> str:
 def signup(request: HttpRequest) -> HttpResponse:
     if request.user.is_authenticated:
         return redirect("chat:conversation_list")
-    form = UserCreationForm(request.POST if request.method == "POST" else None)
+    form: UserCreationForm = UserCreationForm(request.POST if request.method == "POST" else None)
     if request.method == "POST" and form.is_valid():
         user = form.save()
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
@@ -62,7 +62,7 @@ def signup(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_http_methods(["GET", "POST"])
 @rate_limited("login", by_user)
-def account_delete(request: HttpRequest) -> HttpResponse:
+def account_delete(request: SignedInRequest) -> HttpResponse:
     """Erase the account: its conversations, turns, memories, vectors and logs go with it."""
     form = DeleteAccountForm(request.POST if request.method == "POST" else None, user=request.user)
     if request.method == "POST" and form.is_valid():
@@ -76,7 +76,7 @@ def account_delete(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def account_view(request: HttpRequest) -> HttpResponse:
+def account_view(request: SignedInRequest) -> HttpResponse:
     """The account page: password, the API token (create, shown once; revoke), sessions, data.
     A new token's key is shown in the answer to the POST that made it, never again."""
     user = request.user
@@ -105,7 +105,7 @@ def account_view(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def sign_out_everywhere_view(request: HttpRequest) -> HttpResponse:
+def sign_out_everywhere_view(request: SignedInRequest) -> HttpResponse:
     """End every session of the account, on every device, and revoke its API token."""
     if request.method == "POST":
         user = request.user
@@ -121,7 +121,7 @@ def sign_out_everywhere_view(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def conversation_list_view(request: HttpRequest) -> HttpResponse:
+def conversation_list_view(request: SignedInRequest) -> HttpResponse:
     if request.method == "POST":
         conversation = conversation_create(user=request.user, temporary=request.POST.get("temporary") == "on")
         return redirect("chat:conversation_detail", public_id=conversation.public_id)
@@ -137,7 +137,7 @@ def conversation_list_view(request: HttpRequest) -> HttpResponse:
     )
 
 
-def _detail_context(request: HttpRequest, conversation, form: TurnForm) -> dict:
+def _detail_context(request: SignedInRequest, conversation, form: TurnForm) -> dict:
     """What the conversation page shows, however it was reached. `saving`: a memory write is
     still waiting or running, so a page without JavaScript refreshes itself until it is done."""
     turns = conversation_turns(user=request.user, conversation=conversation)
@@ -152,7 +152,7 @@ def _detail_context(request: HttpRequest, conversation, form: TurnForm) -> dict:
 
 @login_required
 @require_GET
-def conversation_detail(request: HttpRequest, public_id: str) -> HttpResponse:
+def conversation_detail(request: SignedInRequest, public_id: str) -> HttpResponse:
     conversation = conversation_get(user=request.user, public_id=public_id)
     context = _detail_context(request, conversation, TurnForm())
     context["highlight"] = request.GET.get("turn")
@@ -161,7 +161,7 @@ def conversation_detail(request: HttpRequest, public_id: str) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def conversation_delete_all_view(request: HttpRequest) -> HttpResponse:
+def conversation_delete_all_view(request: SignedInRequest) -> HttpResponse:
     """Delete all the user's conversations after a confirmation; memories are left as they are."""
     if request.method == "POST":
         if request.POST.get("confirm") != "on":
@@ -176,7 +176,7 @@ def conversation_delete_all_view(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def conversation_delete_view(request: HttpRequest, public_id: str) -> HttpResponse:
+def conversation_delete_view(request: SignedInRequest, public_id: str) -> HttpResponse:
     """Delete a conversation after a confirmation, optionally forgetting what was learned in it."""
     conversation = conversation_get(user=request.user, public_id=public_id)
     if request.method == "POST":
@@ -192,7 +192,7 @@ def conversation_delete_view(request: HttpRequest, public_id: str) -> HttpRespon
 @login_required
 @require_POST
 @rate_limited("chat", by_user)
-def turn_create(request: HttpRequest, public_id: str) -> HttpResponse:
+def turn_create(request: SignedInRequest, public_id: str) -> HttpResponse:
     """Store the user's turn. With htmx, answer with the turn and a placeholder that asks for
     the reply; without JavaScript, produce the reply here and go back to the page."""
     conversation = conversation_get(user=request.user, public_id=public_id)
@@ -203,8 +203,9 @@ def turn_create(request: HttpRequest, public_id: str) -> HttpResponse:
             return reswap(retarget(response, "#composer-errors"), "outerHTML")
         # The page shows the message again for the user to trim, but never more of it than fits:
         # a rejected 1 MB post is not sent back whole.
-        form.data = form.data.copy()
-        form.data["content"] = form.data.get("content", "")[: settings.CHAT_MAX_TURN_CHARS]
+        trimmed = request.POST.copy()
+        trimmed["content"] = trimmed.get("content", "")[: settings.CHAT_MAX_TURN_CHARS]
+        form.data = trimmed
         return render(request, DETAIL, _detail_context(request, conversation, form), status=400)
 
     turn = chat_user_turn(user=request.user, conversation=conversation, content=form.cleaned_data["content"])
@@ -218,7 +219,7 @@ def turn_create(request: HttpRequest, public_id: str) -> HttpResponse:
     return redirect(_turn_url(conversation, turn.seq))
 
 
-def _reply_result(request: HttpRequest, conversation, outcome: ReplyOutcome) -> dict:
+def _reply_result(request: SignedInRequest, conversation, outcome: ReplyOutcome) -> dict:
     views = turn_views(user=request.user, turns=[outcome.user_turn] + ([outcome.reply] if outcome.reply else []))
     return {
         "conversation": conversation,
@@ -230,7 +231,7 @@ def _reply_result(request: HttpRequest, conversation, outcome: ReplyOutcome) -> 
 
 @login_required
 @require_POST
-def turn_reply(request: HttpRequest, public_id: str, seq: int) -> HttpResponse:
+def turn_reply(request: SignedInRequest, public_id: str, seq: int) -> HttpResponse:
     """The assistant's reply to one user turn (made once; asking again returns the same one).
     From the page's Retry button, with `stream`, it answers with the placeholder that streams
     the reply (`turn_reply_stream`) instead of making it here."""
@@ -247,7 +248,7 @@ def turn_reply(request: HttpRequest, public_id: str, seq: int) -> HttpResponse:
     return render(request, f"{DETAIL}#reply-result", _reply_result(request, conversation, outcome))
 
 
-def _reply_events(request: HttpRequest, conversation, steps: Iterator) -> Iterator[str]:
+def _reply_events(request: SignedInRequest, conversation, steps: Iterator) -> Iterator[str]:
     for step in steps:
         if isinstance(step, ReplyOutcome):
             html = render_to_string(f"{DETAIL}#reply-result", _reply_result(request, conversation, step), request)
@@ -261,7 +262,7 @@ def _reply_events(request: HttpRequest, conversation, steps: Iterator) -> Iterat
 
 @login_required
 @require_POST
-def turn_reply_stream(request: HttpRequest, public_id: str, seq: int) -> HttpResponse:
+def turn_reply_stream(request: SignedInRequest, public_id: str, seq: int) -> StreamingHttpResponse:
     """The reply to one user turn as server-sent events, written while the model writes it:
     `status` (what it waits for), `text` (the next piece), a comment line as a heartbeat, and
     last `done` with the finished turn's HTML (the reply with its memories, or the error and
@@ -271,8 +272,11 @@ def turn_reply_stream(request: HttpRequest, public_id: str, seq: int) -> HttpRes
 
     def events() -> Iterator[str]:
         # Closed with the response: a reader gone mid-reply stops the reply at once.
-        with closing(chat_reply_stream(user=request.user, user_turn=user_turn)) as steps:
+        steps = chat_reply_stream(user=request.user, user_turn=user_turn)
+        try:
             yield from _reply_events(request, conversation, steps)
+        finally:
+            steps.close()
 
     response = StreamingHttpResponse(events(), content_type="text/event-stream; charset=utf-8")
     response["Cache-Control"] = "no-store"
@@ -282,7 +286,7 @@ def turn_reply_stream(request: HttpRequest, public_id: str, seq: int) -> HttpRes
 
 @login_required
 @require_POST
-def turn_reply_stop(request: HttpRequest, public_id: str, seq: int) -> HttpResponse:
+def turn_reply_stop(request: SignedInRequest, public_id: str, seq: int) -> HttpResponse:
     """Stop the reply being written to a user turn; it keeps what it has written."""
     conversation = conversation_get(user=request.user, public_id=public_id)
     user_turn = user_turn_get(user=request.user, conversation=conversation, seq=seq)
@@ -294,7 +298,7 @@ def turn_reply_stop(request: HttpRequest, public_id: str, seq: int) -> HttpRespo
 
 @login_required
 @require_POST
-def turn_redact_view(request: HttpRequest, public_id: str, seq: int) -> HttpResponse:
+def turn_redact_view(request: SignedInRequest, public_id: str, seq: int) -> HttpResponse:
     """Remove the secret values from a user turn (and its reply) for good, then back to the turn."""
     conversation = conversation_get(user=request.user, public_id=public_id)
     user_turn = user_turn_get(user=request.user, conversation=conversation, seq=seq)
@@ -308,7 +312,7 @@ def turn_redact_view(request: HttpRequest, public_id: str, seq: int) -> HttpResp
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def turn_memory(request: HttpRequest, public_id: str, seq: int) -> HttpResponse:
+def turn_memory(request: SignedInRequest, public_id: str, seq: int) -> HttpResponse:
     """What a user turn did to memory; POST retries a failed memory write."""
     conversation = conversation_get(user=request.user, public_id=public_id)
     user_turn = user_turn_get(user=request.user, conversation=conversation, seq=seq)

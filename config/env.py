@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import os
+from typing import overload
 
 from django.core.exceptions import ImproperlyConfigured
 
@@ -15,6 +16,10 @@ _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
 
 
+@overload
+def env_str(name: str, default: str) -> str: ...
+@overload
+def env_str(name: str, default: None = None) -> str | None: ...
 def env_str(name: str, default: str | None = None) -> str | None:
     value = os.environ.get(name)
     return default if value is None or value == "" else value
@@ -40,6 +45,12 @@ def _in_range(name: str, value: float, minimum: float | None, maximum: float | N
         raise ImproperlyConfigured(f"{name} must be {bounds}, got {raw!r}")
 
 
+@overload
+def env_float(name: str, default: float, *, minimum: float | None = None, maximum: float | None = None) -> float: ...
+@overload
+def env_float(
+    name: str, default: None, *, minimum: float | None = None, maximum: float | None = None
+) -> float | None: ...
 def env_float(
     name: str, default: float | None, *, minimum: float | None = None, maximum: float | None = None
 ) -> float | None:

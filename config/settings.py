@@ -9,6 +9,7 @@ the production system.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
@@ -121,8 +122,9 @@ TEMPLATES = [
 ]
 
 _database_url = env_str("DATABASE_URL")
+DATABASES: dict[str, dict[str, Any]]
 if _database_url:
-    DATABASES = {"default": dj_database_url.parse(_database_url, conn_max_age=60)}
+    DATABASES = {"default": dict(dj_database_url.parse(_database_url, conn_max_age=60))}
 else:
     DATABASES = {
         "default": {

@@ -6,6 +6,8 @@ pages are read-only. Nothing is registered here.
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import admin
 from django.db.models import Model
 from django.http import HttpRequest
@@ -39,6 +41,11 @@ class ReadOnlyInline(ReadOnlyMixin, admin.TabularInline):
     extra = 0
     can_delete = False
     show_change_link = False
+
+
+def annotated(obj: Model, name: str) -> Any:
+    """A value the admin's queryset annotated the row with (`.annotate(...)` in `get_queryset`)."""
+    return vars(obj)[name]
 
 
 def admin_link(obj: Model | None, label: str | None = None) -> str:

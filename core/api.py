@@ -47,7 +47,7 @@ class FormCheckedTextField(StrictCharField):
         value = super().run_validation(data)
         form = self.form_class(data={self.form_field: value})
         if not form.is_valid():
-            raise serializers.ValidationError(form.errors[self.form_field])
+            raise serializers.ValidationError([str(error) for error in form.errors[self.form_field]])
         return form.cleaned_data[self.form_field]
 
 

@@ -3,16 +3,24 @@ and what its failures mean to a user."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, cast
 
 from django.conf import settings
 
 if TYPE_CHECKING:
     import openai
+    from openai.types.chat import ChatCompletionMessageParam
 
 
 class ModelUnavailable(Exception):
     """The model endpoint failed (timeout, refused, error status, or an unusable answer)."""
+
+
+def as_messages(messages: Sequence[dict[str, str]]) -> list[ChatCompletionMessageParam]:
+    """The request's messages as the client types them: each is a {"role", "content"} dict with
+    the role one of "system", "user" or "assistant", as every message built here is."""
+    return cast("list[ChatCompletionMessageParam]", list(messages))
 
 
 def endpoint_errors() -> tuple[type[BaseException], ...]:

@@ -19,6 +19,7 @@ from django.db import connection
 from django.db.models import Q
 from django.http import HttpRequest, HttpResponse
 from django.utils import timezone
+from rest_framework.throttling import BaseThrottle
 
 from core.models import RateLimitCounter
 
@@ -118,7 +119,7 @@ def by_username(request: HttpRequest) -> str | None:
     return f"username:{account_name(username)}" if isinstance(username, str) and username.strip() else None
 
 
-class PostgresThrottle:
+class PostgresThrottle(BaseThrottle):
     """The same limits for the REST API, as a DRF throttle (DRF authenticates tokens inside the
     view, so the user is known only there). Subclasses name their scope."""
 

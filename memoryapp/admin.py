@@ -19,6 +19,7 @@ from django.utils.html import format_html
 from django.utils.text import Truncator
 
 from core.admin import ReadOnlyAdmin, ReadOnlyInline, admin_link, snippet, turn_label
+from core.requests import SignedInRequest
 from memoryapp.models import Memory, MemoryEvent, MemoryEvidence, MemoryKey, MemoryRecall
 from memoryapp.services import MemoryConflict, memory_restore, memory_soft_delete
 
@@ -45,8 +46,8 @@ class EvidenceInline(ReadOnlyInline):
     fk_name = "memory"
     verbose_name = "statement"
     verbose_name_plural = "stated in (evidence)"
-    fields = ["stated_in", "conversation_link", "statement", "gate_similarity", "created_at"]
-    readonly_fields = fields
+    readonly_fields = ("stated_in", "conversation_link", "statement", "gate_similarity", "created_at")
+    fields = readonly_fields
     ordering = ["created_at", "id"]
 
     def get_queryset(self, request):
@@ -72,7 +73,7 @@ class RecallInline(ReadOnlyInline):
     fk_name = "memory"
     verbose_name = "reply given this memory"
     verbose_name_plural = "given to replies (recalls)"
-    fields = [
+    readonly_fields = (
         "shown_to",
         "reply",
         "asked",
@@ -82,8 +83,8 @@ class RecallInline(ReadOnlyInline):
         "rank",
         "standing",
         "matched_key",
-    ]
-    readonly_fields = fields
+    )
+    fields = readonly_fields
     ordering = ["-created_at", "-id"]
 
     def get_queryset(self, request):
@@ -114,8 +115,8 @@ class EventInline(ReadOnlyInline):
     model = MemoryEvent
     fk_name = "memory"
     verbose_name_plural = "history (corrections, deletes, restores)"
-    fields = ["action", "actor", "old_text", "new_text", "created_at"]
-    readonly_fields = fields
+    readonly_fields = ("action", "actor", "old_text", "new_text", "created_at")
+    fields = readonly_fields
     ordering = ["created_at", "id"]
 
     def get_queryset(self, request):
@@ -217,7 +218,7 @@ class MemoryAdmin(admin.ModelAdmin):
         )
 
     @admin.action(description="Soft delete selected memories (never recalled again)", permissions=["change"])
-    def soft_delete_memories(self, request: HttpRequest, queryset: QuerySet[Memory]) -> None:
+    def soft_delete_memories(self, request: SignedInRequest, queryset: QuerySet[Memory]) -> None:
         done, skipped = 0, 0
         for memory in queryset.select_related("user"):
             try:
@@ -233,7 +234,7 @@ class MemoryAdmin(admin.ModelAdmin):
             self.message_user(request, f"{skipped} selected memories were already deleted.", messages.WARNING)
 
     @admin.action(description="Restore selected deleted memories", permissions=["change"])
-    def restore_memories(self, request: HttpRequest, queryset: QuerySet[Memory]) -> None:
+    def restore_memories(self, request: SignedInRequest, queryset: QuerySet[Memory]) -> None:
         done, skipped = 0, 0
         for memory in queryset.select_related("user"):
             try:

@@ -17,6 +17,7 @@ from rest_framework.views import APIView
 from core.api import NO_SUCH_PAGE, TOO_MANY, DetailSerializer, FormCheckedTextField, StrictCharField
 from core.llm import ModelUnavailable
 from core.ratelimit import ChatThrottle, SearchThrottle
+from core.requests import SignedInApiRequest
 from memoryapp.forms import MemoryTextForm
 from memoryapp.selectors import (
     memory_export,
@@ -87,7 +88,7 @@ class MemoryListApi(generics.ListAPIView):
             503: OpenApiResponse(DetailSerializer, description="The embedding model is unavailable."),
         },
     )
-    def post(self, request: Request) -> Response:
+    def post(self, request: SignedInApiRequest) -> Response:
         """Add a memory by hand: stored as written, with provenance "added by hand"."""
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
@@ -130,11 +131,11 @@ class MemorySettingsSerializer(serializers.Serializer):
 class MemorySettingsApi(APIView):
     """The caller's memory switches; PUT or PATCH changes them."""
 
-    def _answer(self, request: Request) -> Response:
+    def _answer(self, request: SignedInApiRequest) -> Response:
         return Response(MemorySettingsSerializer({"paused": memory_paused(user=request.user)}).data)
 
     @extend_schema(operation_id="memories_settings", responses={200: MemorySettingsSerializer})
-    def get(self, request: Request) -> Response:
+    def get(self, request: SignedInApiRequest) -> Response:
         return self._answer(request)
 
     @extend_schema(
@@ -142,7 +143,7 @@ class MemorySettingsApi(APIView):
         request=MemorySettingsSerializer,
         responses={200: MemorySettingsSerializer, 400: OpenApiResponse(description="`paused` is not a boolean.")},
     )
-    def put(self, request: Request) -> Response:
+    def put(self, request: SignedInApiRequest) -> Response:
         serializer = MemorySettingsSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         memory_pause_set(user=request.user, paused=serializer.validated_data["paused"])
@@ -153,7 +154,7 @@ class MemorySettingsApi(APIView):
         request=MemorySettingsSerializer,
         responses={200: MemorySettingsSerializer, 400: OpenApiResponse(description="`paused` is not a boolean.")},
     )
-    def patch(self, request: Request) -> Response:
+    def patch(self, request: SignedInApiRequest) -> Response:
         return self.put(request)
 
 
@@ -170,7 +171,7 @@ class MemoryDetailApi(APIView):
         )
 
     @extend_schema(operation_id="memories_retrieve", responses={200: MemoryTraceSerializer, 404: NOT_FOUND})
-    def get(self, request: Request, memory_id: int) -> Response:
+    def get(self, request: SignedInApiRequest, memory_id: int) -> Response:
         trace = memory_trace(user=request.user, memory_id=memory_id)
         return Response(MemoryTraceSerializer(trace).data)
 
@@ -185,7 +186,7 @@ class MemoryDetailApi(APIView):
             503: OpenApiResponse(DetailSerializer, description="The embedding model is unavailable."),
         },
     )
-    def patch(self, request: Request, memory_id: int) -> Response:
+    def patch(self, request: SignedInApiRequest, memory_id: int) -> Response:
         """Correct the text: re-embedded, provenance kept, the edit recorded in the history."""
         memory_get(user=request.user, memory_id=memory_id)  # ownership before validation: 404, not 400
         serializer = self.InputSerializer(data=request.data)
@@ -202,7 +203,7 @@ class MemoryDetailApi(APIView):
         return Response(MemoryTraceSerializer(trace).data)
 
     @extend_schema(operation_id="memories_delete", responses={204: None, 404: NOT_FOUND})
-    def delete(self, request: Request, memory_id: int) -> Response:
+    def delete(self, request: SignedInApiRequest, memory_id: int) -> Response:
         """Soft delete: never recalled again from the next request on; restorable for a short while."""
         memory_soft_delete(user=request.user, memory_id=memory_id)
         return Response(status=status.HTTP_204_NO_CONTENT)
@@ -220,7 +221,7 @@ class MemoryRestoreApi(APIView):
             409: OpenApiResponse(DetailSerializer, description="The same fact has been remembered again since."),
         },
     )
-    def post(self, request: Request, memory_id: int) -> Response:
+    def post(self, request: SignedInApiRequest, memory_id: int) -> Response:
         try:
             memory_restore(user=request.user, memory_id=memory_id)
         except MemoryConflict as exc:
@@ -252,7 +253,7 @@ class MemorySearchApi(APIView):
             503: OpenApiResponse(DetailSerializer, description="The embedding model is unavailable."),
         },
     )
-    def post(self, request: Request) -> Response:
+    def post(self, request: SignedInApiRequest) -> Response:
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         try:
@@ -270,7 +271,7 @@ class MemoryExportApi(APIView):
         operation_id="memories_export",
         responses={200: MemoryExportSerializer},
     )
-    def get(self, request: Request) -> Response:
+    def get(self, request: SignedInApiRequest) -> Response:
         data = memory_export(user=request.user)
         stamp = timezone.now().strftime("%Y%m%d-%H%M%S")
         filename = f"memories-{request.user.get_username()}-{stamp}.json"

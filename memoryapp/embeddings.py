@@ -136,6 +136,6 @@ def get_embedder() -> Embedder:
     with _lock:
         if key not in _cache:
             model = settings.EMBEDDING_MODEL
-            local = {"local": LocalMiniLM, "local-multilingual": LocalUSEMultilingual}
+            local: dict[str, type[Embedder]] = {"local": LocalMiniLM, "local-multilingual": LocalUSEMultilingual}
             _cache[key] = local[model]() if model in local else EndpointEmbedder(model)
         return _cache[key]

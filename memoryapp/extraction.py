@@ -20,7 +20,7 @@ from typing import Any
 from django.conf import settings
 from django.utils.module_loading import import_string
 
-from core.llm import ModelUnavailable, endpoint_errors, openai_client
+from core.llm import ModelUnavailable, as_messages, endpoint_errors, openai_client
 from memoryapp import grammar, sensitive
 from memoryapp.forgetting import forget_request
 from memoryapp.rules import extract_facts_by_rules
@@ -197,7 +197,11 @@ def _complete(messages: list[dict[str, str]], *, max_tokens: int, failure: str, 
     client = openai_client(timeout=settings.LLM_EXTRACT_TIMEOUT_SECONDS)
     try:
         return client.chat.completions.create(
-            model=settings.LLM_EXTRACT_MODEL, messages=messages, temperature=0, max_tokens=max_tokens, **options
+            model=settings.LLM_EXTRACT_MODEL,
+            messages=as_messages(messages),
+            temperature=0,
+            max_tokens=max_tokens,
+            **options,
         )
     except endpoint_errors() as exc:
         raise ModelUnavailable(f"{failure}: {exc.__class__.__name__}") from exc
@@ -319,11 +323,10 @@ def extract_facts(text: str, *, said: date | None = None, reading: str | None = 
         raw = import_string(settings.MEMORY_EXTRACTOR)(text)
         candidates = [fact for fact in (clean_fact(item) for item in (raw if isinstance(raw, list) else [])) if fact]
     elif settings.LLM_ENABLED:
-        candidates = _grammar_first(reading, limit=limit, said=said) if reading else None
-        if candidates is None:
-            candidates = _grammar_first(text, limit=limit, said=said)
-        if candidates is None:
-            candidates = _extract_with_model(text, said)
+        parsed = _grammar_first(reading, limit=limit, said=said) if reading else None
+        if parsed is None:
+            parsed = _grammar_first(text, limit=limit, said=said)
+        candidates = parsed if parsed is not None else _extract_with_model(text, said)
     else:
         candidates = _extract_offline(text, limit=limit, said=said)
     unique: list[str] = []

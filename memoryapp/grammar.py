@@ -1038,7 +1038,7 @@ def _relation_facts(subject: Token, verb: Token) -> list[str]:
         for o in [c]
         if o.pos_ == "PROPN"
     ]
-    name = (names or named or [None])[0]
+    name = next(iter(names or named), None)
     age = None if _hypothetical(verb) or _question_clause(verb, verb.sent) else _age(verb)
     if age is not None and _negated(verb):
         # "My daughter is not ten, she is eleven": the age is the one the next clause gives.
@@ -1411,9 +1411,9 @@ def extract(doc: Doc, *, limit: int = 2, said: date | None = None) -> list[str]:
             subject = subjects[0]
             if subject.lower_ in {"you", "u"}:
                 if verb.lemma_.lower() == "call" and any(c.lower_ == "me" for c in verb.children):
-                    names = [c for c in verb.children if c.dep_ in {"oprd", "dobj", "attr"} and c.pos_ == "PROPN"]
-                    if names:
-                        add(f"The user's name is {' '.join(t.text for t in names[0].subtree)}.")
+                    called = [c for c in verb.children if c.dep_ in {"oprd", "dobj", "attr"} and c.pos_ == "PROPN"]
+                    if called:
+                        add(f"The user's name is {' '.join(t.text for t in called[0].subtree)}.")
                 continue
             users = [subject, *(c for c in subject.conjuncts)]
             if any(_user_pronoun(t) for t in users):
@@ -1432,14 +1432,14 @@ def extract(doc: Doc, *, limit: int = 2, said: date | None = None) -> list[str]:
                         for fact in _relation_facts(subject, verb):
                             add(fact)
                 elif subject.lemma_.lower() == "name":
-                    named = [c for c in verb.children if c.dep_ == "attr" and c.pos_ == "PROPN"]
-                    if named:
-                        add(f"The user's name is {' '.join(t.text for t in named[0].subtree)}.")
+                    given = [c for c in verb.children if c.dep_ == "attr" and c.pos_ == "PROPN"]
+                    if given:
+                        add(f"The user's name is {' '.join(t.text for t in given[0].subtree)}.")
                 else:
                     # A pet's age or name says it alone ("Our dog is 9 years old and getting stiff").
-                    kept = _relation_facts(subject, verb) if subject.lemma_.lower() in PETS else []
-                    for fact in kept or [_possessed(subject, verb, sent)]:
-                        add(fact)
+                    kept: list[str | None] = [*_relation_facts(subject, verb)] if subject.lemma_.lower() in PETS else []
+                    for possessed in kept or [_possessed(subject, verb, sent)]:
+                        add(possessed)
             if len(facts) >= limit:
                 return facts[:limit]
         if len(facts) == before:
@@ -1752,7 +1752,7 @@ def _fact_problem(doc: Doc, names: set[str]) -> str | None:
     owned = {t.lemma_.lower() for user in users if user.dep_ == "poss" for t in user.head.subtree}
     if owned & RELATIONS and not owned & FAMILY:
         return "the fact is about someone the user knows, not the user"
-    if subject is not None and _relative_trait(subject, root):
+    if subject is not None and root is not None and _relative_trait(subject, root):
         return f"the fact is about the user's {subject.lower_}, not the user"
     if _dangling_pronoun(doc):
         return "the fact does not stand alone: it names something only its turn says"

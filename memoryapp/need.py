@@ -21,6 +21,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -99,7 +100,7 @@ def _weights(model: str) -> tuple[np.ndarray, float] | None:
     return np.asarray(data["weights"], dtype=np.float32), float(data["bias"])
 
 
-def score(vector: np.ndarray, model: str) -> float | None:
+def score(vector: np.ndarray | Sequence[float], model: str) -> float | None:
     """The decision's margin for one embedded turn: above 0 it needs memory; None without weights."""
     found = _weights(model)
     if found is None or len(vector) != len(found[0]):
@@ -127,7 +128,7 @@ def asks_for_profile(vector: np.ndarray, model: str) -> bool:
     return float(np.max(requests @ np.asarray(vector, dtype=requests.dtype))) >= PROFILE_SIMILARITY
 
 
-def turn_need(text: str, vector: np.ndarray, model: str) -> str:
+def turn_need(text: str, vector: np.ndarray | Sequence[float], model: str) -> str:
     """NEEDED, NOT_NEEDED or UNDECIDED: the parser's decision, else the embedding's."""
     need = memory_need(text)
     if need != UNDECIDED:

@@ -6,7 +6,7 @@ import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from django.conf import settings
@@ -27,7 +27,7 @@ from memoryapp.standing import is_standing
 from memoryapp.thresholds import recall_floor, sensitive_floor
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import AbstractBaseUser
+    from django.contrib.auth.models import User
 
 
 @dataclass(frozen=True)
@@ -102,7 +102,7 @@ _NEAREST = f"""
 
 def memory_nearest(
     *,
-    user: AbstractBaseUser,
+    user: User,
     vector: Sequence[float],
     embedding_model: str,
     k: int,
@@ -137,7 +137,7 @@ def _floored(rows, *, min_sim: float, sensitive_sim: float | None, gap: float | 
     """The scored rows, nearest first, that clear the floors (see `memory_nearest`)."""
     recalled: list[Recalled] = []
     for row in rows:
-        similarity = 1.0 - float(row.distance)
+        similarity = 1.0 - float(_column(row, "distance"))
         text_similarity = 1.0 - float(row.text_distance)
         key_similarity = 1.0 - float(row.key_distance) if row.key_distance is not None else -1.0
         if similarity < min_sim:
@@ -181,19 +181,24 @@ def _offsets(embedding_model: str, key_offset: float | None = None) -> tuple[flo
     )
 
 
+def _column(row: Memory, name: str) -> Any:
+    """A column a raw statement selected beside the model's own fields ("distance")."""
+    return vars(row)[name]
+
+
 def _with_source(row: Memory) -> Memory:
     """The row with its source conversation and turn attached from the joined columns."""
-    if row.source_conversation_id is not None and row.source_public_id is not None:
+    if row.source_conversation_id is not None and _column(row, "source_public_id") is not None:
         row.source_conversation = Conversation.from_db(
             "default",
             ["id", "user_id", "public_id"],
-            [row.source_conversation_id, row.user_id, row.source_public_id],
+            [row.source_conversation_id, row.user_id, _column(row, "source_public_id")],
         )
-    if row.source_turn_id is not None and row.source_seq is not None:
+    if row.source_turn_id is not None and _column(row, "source_seq") is not None:
         row.source_turn = Turn.from_db(
             "default",
             ["id", "user_id", "conversation_id", "seq"],
-            [row.source_turn_id, row.user_id, row.source_conversation_id, row.source_seq],
+            [row.source_turn_id, row.user_id, row.source_conversation_id, _column(row, "source_seq")],
         )
     return row
 
@@ -234,7 +239,7 @@ _TURN = f"""
 """
 
 
-def memory_standing(*, user: AbstractBaseUser, vector: Sequence[float], embedding_model: str) -> list[Recalled]:
+def memory_standing(*, user: User, vector: Sequence[float], embedding_model: str) -> list[Recalled]:
     """The user's standing instructions (memoryapp.standing), most recently stated first (at
     most MAX_STANDING), each with its similarity to the turn for the record."""
     rows = Memory.objects.raw(_STANDING, [vector_literal(vector), user.pk, embedding_model, MAX_STANDING])
@@ -244,7 +249,7 @@ def memory_standing(*, user: AbstractBaseUser, vector: Sequence[float], embeddin
 def _standing(rows) -> list[Recalled]:
     rows = sorted(rows, key=lambda row: (row.last_seen, row.id), reverse=True)
     return [
-        Recalled(memory=_with_source(row), similarity=1.0 - float(row.distance), rank=i, standing=True)
+        Recalled(memory=_with_source(row), similarity=1.0 - float(_column(row, "distance")), rank=i, standing=True)
         for i, row in enumerate(rows, start=1)
     ]
 
@@ -258,19 +263,19 @@ _PROFILE = f"""
 """
 
 
-def memory_profile(*, user: AbstractBaseUser, vector: Sequence[float], embedding_model: str) -> list[Recalled]:
+def memory_profile(*, user: User, vector: Sequence[float], embedding_model: str) -> list[Recalled]:
     """Everything remembered about the user, for "What do you know about me?": the user's live
     memories of the model, newest first, at most PROFILE_MAX, standing instructions aside (they
     come with every reply), each with its similarity to the turn for the record."""
     probe = [vector_literal(vector), *_offsets(embedding_model), user.pk, embedding_model]
     rows = Memory.objects.raw(_PROFILE, [*probe, user.pk, embedding_model, PROFILE_MAX])
     return [
-        Recalled(memory=_with_source(row), similarity=1.0 - float(row.distance), rank=i, profile=True)
+        Recalled(memory=_with_source(row), similarity=1.0 - float(_column(row, "distance")), rank=i, profile=True)
         for i, row in enumerate(rows, start=1)
     ]
 
 
-def memory_groups(*, user: AbstractBaseUser) -> list[tuple[str, list[Memory]]]:
+def memory_groups(*, user: User) -> list[tuple[str, list[Memory]]]:
     """The user's live memories by kind (memoryapp.keys.GROUPS), newest first in each group, and
     the standing instructions last: the profile page."""
     memories = list(memory_list(user=user)[: PROFILE_MAX * 10])
@@ -291,7 +296,7 @@ def grouped(items: Sequence, *, key) -> list[tuple[str, list]]:
 STANDING_GROUP = "How you like answers"
 
 
-def recall(user: AbstractBaseUser, probe: str, k: int | None = None, min_sim: float | None = None) -> list[Recalled]:
+def recall(user: User, probe: str, k: int | None = None, min_sim: float | None = None) -> list[Recalled]:
     """Memories for a probe, by similarity and the floors alone (no need decision): the probe is
     this text only, embedded once."""
     if not probe or not probe.strip():
@@ -318,20 +323,18 @@ class TurnRead:
     embedding_model: str
 
 
-def recall_for_turn(user: AbstractBaseUser, text: str) -> list[Recalled]:
+def recall_for_turn(user: User, text: str) -> list[Recalled]:
     """The memories for a chat turn (see `read_turn`)."""
     return read_turn(user, text).recalled
 
 
-def nearest_for_turn(
-    user: AbstractBaseUser, text: str, vector: Sequence[float], embedding_model: str, *, k: int
-) -> list[Recalled]:
+def nearest_for_turn(user: User, text: str, vector: Sequence[float], embedding_model: str, *, k: int) -> list[Recalled]:
     """A turn's k nearest memories as its need decides (see `memories_for_turn`)."""
     return memories_for_turn(user, text, vector, embedding_model, k=k)[0]
 
 
 def memories_for_turn(
-    user: AbstractBaseUser, text: str, vector: Sequence[float], embedding_model: str, *, k: int
+    user: User, text: str, vector: Sequence[float], embedding_model: str, *, k: int
 ) -> tuple[list[Recalled], list[Recalled]]:
     """A turn's k nearest memories as its need decides (memoryapp.need), and the user's standing
     instructions, in one statement. A turn that needs no memory gets none by similarity; any
@@ -344,17 +347,19 @@ def memories_for_turn(
         return [], _standing(Memory.objects.raw(_STANDING, [literal, *owner, MAX_STANDING]))
     params = [literal, *_offsets(embedding_model), *owner, *owner, k, *owner, MAX_STANDING]
     rows = list(Memory.objects.raw(_TURN, params))
-    nearest = sorted((row for row in rows if not row.always_given), key=lambda row: (row.distance, row.id))
+    nearest = sorted(
+        (row for row in rows if not _column(row, "always_given")), key=lambda row: (_column(row, "distance"), row.id)
+    )
     found = _floored(
         nearest,
         min_sim=recall_floor(embedding_model),
         sensitive_sim=sensitive_floor(embedding_model),
         gap=thresholds.recall_gap(embedding_model),
     )
-    return found, _standing(row for row in rows if row.always_given)
+    return found, _standing(row for row in rows if _column(row, "always_given"))
 
 
-def read_turn(user: AbstractBaseUser, text: str) -> TurnRead:
+def read_turn(user: User, text: str) -> TurnRead:
     """The read path of a chat turn. A turn that asks what is remembered about the user ("What do
     you know about me?", in any language) gets the user's profile (`memory_profile`). Else: does
     the turn need the user's memory at all? A
@@ -405,12 +410,12 @@ def read_turn(user: AbstractBaseUser, text: str) -> TurnRead:
     return TurnRead(recalled, vector, embedder.name)
 
 
-def memory_paused(*, user: AbstractBaseUser) -> bool:
+def memory_paused(*, user: User) -> bool:
     """Whether the user has paused memory (memoryapp.models.MemorySettings; no row: memory on)."""
     return MemorySettings.objects.filter(user=user, paused=True).exists()
 
 
-def memory_list(*, user: AbstractBaseUser, text: str = "", include_deleted: bool = False):
+def memory_list(*, user: User, text: str = "", include_deleted: bool = False):
     """The user's memories, newest first, optionally filtered by a plain text match."""
     queryset = (
         Memory.objects.filter(user=user)
@@ -430,7 +435,7 @@ _HOW_DELETED = {
 }
 
 
-def memory_recently_deleted(*, user: AbstractBaseUser) -> list[Memory]:
+def memory_recently_deleted(*, user: User) -> list[Memory]:
     """The user's memories deleted in the last MEMORY_RESTORE_DAYS days, most recently deleted
     first, each with `how` (deleted on the page or in chat, or replaced by a newer fact) and
     `asked_in` (the chat turn that asked to forget it, if one did): "Recently deleted"."""
@@ -440,19 +445,19 @@ def memory_recently_deleted(*, user: AbstractBaseUser) -> list[Memory]:
         memory_id=OuterRef("pk"),
         action__in=[MemoryEvent.Action.DELETED, MemoryEvent.Action.SUPERSEDED],
     ).order_by("-created_at", "-id")
-    rows = (
+    rows: list[Memory] = list(
         Memory.objects.filter(user=user, deleted_at__gte=since)
         .defer("embedding")
         .annotate(deleted_how=Subquery(latest.values("action")[:1]), asked_in=Subquery(latest.values("turn_id")[:1]))
         .order_by("-deleted_at", "-id")
     )
-    rows = list(rows)
     for row in rows:
-        row.how = "forgotten in chat" if row.asked_in else _HOW_DELETED.get(row.deleted_how, "deleted")
+        how = _HOW_DELETED.get(_column(row, "deleted_how"), "deleted")
+        row.how = "forgotten in chat" if _column(row, "asked_in") else how  # type: ignore[attr-defined]
     return rows
 
 
-def memory_get(*, user: AbstractBaseUser, memory_id: int, live: bool = True) -> Memory:
+def memory_get(*, user: User, memory_id: int, live: bool = True) -> Memory:
     """One of the user's memories, or 404 (another user's id is indistinguishable from a missing one)."""
     queryset = Memory.objects.defer("embedding").filter(user=user)
     return get_object_or_404(queryset.filter(deleted_at__isnull=True) if live else queryset, pk=memory_id)
@@ -461,13 +466,13 @@ def memory_get(*, user: AbstractBaseUser, memory_id: int, live: bool = True) -> 
 SEARCH_K = 20
 
 
-def memory_search(*, user: AbstractBaseUser, probe: str, k: int = SEARCH_K) -> list[Recalled]:
+def memory_search(*, user: User, probe: str, k: int = SEARCH_K) -> list[Recalled]:
     """Semantic search over the user's own live memories: the read path's floors, without the
     need decision (a search is always about the user's own)."""
     return recall(user, probe, k=k)
 
 
-def evidence_for_turns(*, user: AbstractBaseUser, turn_ids: Sequence[int]):
+def evidence_for_turns(*, user: User, turn_ids: Sequence[int]):
     """What each of these user turns wrote to memory (created or refreshed), by turn; each row's
     `replaced` lists the older facts that memory retired (see memoryapp.slots)."""
     retired = MemoryEvent.objects.filter(
@@ -482,11 +487,12 @@ def evidence_for_turns(*, user: AbstractBaseUser, turn_ids: Sequence[int]):
     )
     by_turn: dict[int, list] = {}
     for row in rows:
-        by_turn.setdefault(row.turn_id, []).append(row)
+        if row.turn_id is not None:  # always: the filter names the turns
+            by_turn.setdefault(row.turn_id, []).append(row)
     return by_turn
 
 
-def forgotten_for_turns(*, user: AbstractBaseUser, turn_ids: Sequence[int]):
+def forgotten_for_turns(*, user: User, turn_ids: Sequence[int]):
     """The memories each of these user turns asked to forget and had deleted, by turn; each row
     is the delete's event, its memory loaded (live again if the user undid it)."""
     rows = (
@@ -497,11 +503,12 @@ def forgotten_for_turns(*, user: AbstractBaseUser, turn_ids: Sequence[int]):
     )
     by_turn: dict[int, list] = {}
     for row in rows:
-        by_turn.setdefault(row.turn_id, []).append(row)
+        if row.turn_id is not None:  # always: the filter names the turns
+            by_turn.setdefault(row.turn_id, []).append(row)
     return by_turn
 
 
-def recalls_for_replies(*, user: AbstractBaseUser, reply_ids: Sequence[int]):
+def recalls_for_replies(*, user: User, reply_ids: Sequence[int]):
     """The memories each of these assistant replies was given, by reply, in rank order."""
     rows = (
         MemoryRecall.objects.filter(user=user, reply_turn_id__in=list(reply_ids))
@@ -526,7 +533,7 @@ class MemoryTrace:
     events: list  # corrections, deletes and restores, oldest first
 
 
-def _traced(user: AbstractBaseUser):
+def _traced(user: User):
     """The user's memories (live or deleted) with everything a trace shows, in five queries
     however many memories: each prefetch names the owner too."""
     return (
@@ -564,17 +571,17 @@ def _trace(memory: Memory) -> MemoryTrace:
     )
 
 
-def memory_trace(*, user: AbstractBaseUser, memory_id: int) -> MemoryTrace:
+def memory_trace(*, user: User, memory_id: int) -> MemoryTrace:
     """A memory of this user (live or deleted) with its evidence, recalls and history, or 404."""
     return _trace(get_object_or_404(_traced(user), pk=memory_id))
 
 
-def memory_traces(*, user: AbstractBaseUser) -> list[MemoryTrace]:
+def memory_traces(*, user: User) -> list[MemoryTrace]:
     """Every memory of the user, deleted ones included, oldest first, each with its trace."""
     return [_trace(memory) for memory in _traced(user).order_by("created_at", "id")]
 
 
-def memory_export(*, user: AbstractBaseUser) -> dict:
+def memory_export(*, user: User) -> dict:
     """Everything remembered about the user as plain data (no vectors): every memory's trace
     document, exactly as the API serves one."""
     return MemoryExportSerializer({"user": user.get_username(), "memories": memory_traces(user=user)}).data

@@ -27,7 +27,8 @@ class MemorySerializer(serializers.Serializer):
         help_text="Its special category (health, a child, religion, ...), or empty; a sensitive memory is given "
         "only to a message on its topic."
     )
-    source = MemorySourceSerializer(source="*")
+    # A declared field: DRF's metaclass takes it off the class, so it never shadows Field.source.
+    source = MemorySourceSerializer(source="*")  # type: ignore[assignment]
     added_by_hand = serializers.BooleanField(help_text="Written by the user on the memory page or through the API.")
 
 

@@ -33,7 +33,7 @@ from memoryapp.slots import slot_of
 from memoryapp.wording import INSTRUCTION, as_said
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import AbstractBaseUser
+    from django.contrib.auth.models import User
 
 logger = logging.getLogger(__name__)
 
@@ -108,7 +108,7 @@ def gate_facts(
     parts += read
     sources = [content, *(part.text for part in parts)]
     worded = {i: text for i, fact in enumerate(facts) if (text := timewords.as_worded(fact, content, said_on)) != fact}
-    said = {i: text for i, fact in enumerate(facts) if (text := as_said(worded.get(i, fact)))}
+    said = {i: spoken for i, fact in enumerate(facts) if (spoken := as_said(worded.get(i, fact)))}
     fact_keys = [keys_of(fact) for fact in facts]
     key_texts = [key for keys in fact_keys for key in keys]
     extra = [*facts, *worded.values(), *said.values(), *key_texts]
@@ -171,7 +171,7 @@ def gate_facts(
         best = first + int(np.argmax(similarities[1 + first :]))
         support = parts[best]
         # That clause, the reading's then, is weighed against the reading: its names and values are English
-        told = reading if read else content
+        told = reading if read and reading else content
         # and the turn's own clause that is closest to it, for a "no longer" in the turn's language
         own_similarities = across.by_clause[i] if across is not None else similarities[1 : 1 + own]
         nearest = parts[int(np.argmax(own_similarities))]
@@ -315,7 +315,7 @@ _COUNT_RESTATEMENT = f"""
 """
 
 
-def remember(user: AbstractBaseUser, turn: Turn, *, turn_vector: np.ndarray | None = None) -> int:
+def remember(user: User, turn: Turn, *, turn_vector: np.ndarray | None = None) -> int:
     """Extract, gate, embed and upsert the durable facts in one user turn. `turn_vector` is the
     turn's embedding by the configured model, when the read path of the chat turn made it.
 
@@ -362,7 +362,7 @@ def remember(user: AbstractBaseUser, turn: Turn, *, turn_vector: np.ndarray | No
     return store_facts(user, turn, kept, model_name=model_name)
 
 
-def store_facts(user: AbstractBaseUser, turn: Turn, kept: list[GatedFact], *, model_name: str) -> int:
+def store_facts(user: User, turn: Turn, kept: list[GatedFact], *, model_name: str) -> int:
     """Upsert facts that passed the gate, with `turn` as their evidence, in one transaction:
     the second half of `remember` (see there). Returns how many were written or refreshed."""
     if turn.user_id != user.pk:
@@ -445,12 +445,13 @@ def _with_keys(facts: list[GatedFact]) -> list[GatedFact]:
         return facts
     embedded = dict(zip(missing, get_embedder().embed(missing), strict=True))
     return [
-        replace(fact, keys={key: fact.keys.get(key, embedded.get(key)) for key in keys_of(fact.text)}) for fact in facts
+        replace(fact, keys={key: fact.keys[key] if key in fact.keys else embedded[key] for key in keys_of(fact.text)})
+        for fact in facts
     ]
 
 
 def _write_keys(
-    cursor, *, user: AbstractBaseUser, memory_id: int, model_name: str, known: dict[str, np.ndarray] | None = None
+    cursor, *, user: User, memory_id: int, model_name: str, known: dict[str, np.ndarray] | None = None
 ) -> None:
     """Give a memory the keys of its current text under `model_name` (memoryapp.keys), and only
     those: keys of an older wording or another model go. `known` holds keys already embedded
@@ -507,9 +508,7 @@ def _same_claim(a: str, b: str) -> bool:
     )
 
 
-def _paraphrased_memory(
-    cursor, *, user: AbstractBaseUser, fact: str, vector: str, model_name: str
-) -> tuple[int, str, bool] | None:
+def _paraphrased_memory(cursor, *, user: User, fact: str, vector: str, model_name: str) -> tuple[int, str, bool] | None:
     """The user's live memory that says `fact` in other words, if any, as (id, text, whether
     `fact` says all it says and more).
 
@@ -550,9 +549,7 @@ _EXTEND = f"""
 """
 
 
-def _extend(
-    cursor, *, user: AbstractBaseUser, memory_id: int, old_text: str, fact: str, vector: str, model_name: str
-) -> bool:
+def _extend(cursor, *, user: User, memory_id: int, old_text: str, fact: str, vector: str, model_name: str) -> bool:
     """Give a memory the wording of a restatement that says all it says and more ("The user
     speaks Mandarin." restated as "The user speaks Mandarin and Cantonese."), recorded as an
     event with both texts. A memory the user has corrected keeps the user's words, and a
@@ -603,7 +600,7 @@ _SUPERSEDE = f"""
 """
 
 
-def _supersede(*, user: AbstractBaseUser, memory_id: int, text: str, actor: AbstractBaseUser) -> list[int]:
+def _supersede(*, user: User, memory_id: int, text: str, actor: User) -> list[int]:
     """Retire the user's other live facts in the slot this fact fills (see memoryapp.slots),
     recording each as superseded by it. Runs inside the caller's transaction."""
     slot = slot_of(text)
@@ -635,7 +632,7 @@ class UndoExpired(Http404):
     """The undo period for a deleted memory has passed (a 404 to anything that does not ask)."""
 
 
-def _live_or_404(user: AbstractBaseUser, memory_id: int, *, deleted: bool = False) -> Memory:
+def _live_or_404(user: User, memory_id: int, *, deleted: bool = False) -> Memory:
     return get_object_or_404(
         Memory.objects.select_for_update().defer("embedding"),
         pk=memory_id,
@@ -645,9 +642,7 @@ def _live_or_404(user: AbstractBaseUser, memory_id: int, *, deleted: bool = Fals
 
 
 @transaction.atomic
-def memory_soft_delete(
-    *, user: AbstractBaseUser, memory_id: int, actor: AbstractBaseUser | None = None, turn: Turn | None = None
-) -> Memory:
+def memory_soft_delete(*, user: User, memory_id: int, actor: User | None = None, turn: Turn | None = None) -> Memory:
     """Hide a memory from recall from the very next request on; the row stays for incident review.
     `turn`: the chat turn that asked for it ("Forget that I'm a nurse")."""
     memory = _live_or_404(user, memory_id)
@@ -669,7 +664,7 @@ FORGET_GAP = 0.05
 
 
 @transaction.atomic
-def memory_forget_asked(*, user: AbstractBaseUser, turn: Turn) -> list[Memory]:
+def memory_forget_asked(*, user: User, turn: Turn) -> list[Memory]:
     """Forget what a chat turn asks to forget ("Forget that I'm a nurse", "Delete what I told
     you about my daughter", "Olvida que soy enfermera": memoryapp.forgetting): the live
     memories nearest to what it names, found as the read path
@@ -695,16 +690,15 @@ def memory_forget_asked(*, user: AbstractBaseUser, turn: Turn) -> list[Memory]:
 
 
 @transaction.atomic
-def memory_restore(
-    *, user: AbstractBaseUser, memory_id: int, actor: AbstractBaseUser | None = None, window: bool = True
-) -> Memory:
+def memory_restore(*, user: User, memory_id: int, actor: User | None = None, window: bool = True) -> Memory:
     """Undo a delete. Users may restore for MEMORY_RESTORE_DAYS ("Recently deleted"); staff
     (window=False) at any time.
 
     Raises MemoryConflict when the same fact has been stated again since, as a new live row.
     """
     memory = _live_or_404(user, memory_id, deleted=True)
-    if window and timezone.now() - memory.deleted_at > timedelta(days=settings.MEMORY_RESTORE_DAYS):
+    deleted_at = memory.deleted_at or timezone.now()  # set: the row was looked up as deleted
+    if window and timezone.now() - deleted_at > timedelta(days=settings.MEMORY_RESTORE_DAYS):
         raise UndoExpired(
             f"This memory was deleted more than {settings.MEMORY_RESTORE_DAYS} days ago and can no longer be restored."
         )
@@ -726,9 +720,7 @@ def _embedded(text: str) -> tuple[Embedder, np.ndarray, dict[str, np.ndarray]]:
     return embedder, vector, dict(zip(keys, key_vectors, strict=True))
 
 
-def memory_correct(
-    *, user: AbstractBaseUser, memory_id: int, text: str, actor: AbstractBaseUser | None = None
-) -> Memory:
+def memory_correct(*, user: User, memory_id: int, text: str, actor: User | None = None) -> Memory:
     """Replace a memory's text with the user's correction and re-embed it.
 
     Provenance (source conversation and turn, evidence, recalls) stays: the memory is the same
@@ -774,7 +766,7 @@ def memory_correct(
     return memory
 
 
-def memory_pause_set(*, user: AbstractBaseUser, paused: bool) -> bool:
+def memory_pause_set(*, user: User, paused: bool) -> bool:
     """Pause memory or turn it back on. While paused, no memory is read into a reply and nothing
     is written from what the user says; turns said meanwhile are marked so and never written
     later (chat.services.chat_user_turn). The user's own actions on the store (add, correct,
@@ -787,7 +779,7 @@ class MemoryRefused(ValueError):
     """A memory the user wrote that no memory may be: a secret, or a standing instruction with orders."""
 
 
-def memory_add(*, user: AbstractBaseUser, text: str, actor: AbstractBaseUser | None = None) -> tuple[Memory, bool]:
+def memory_add(*, user: User, text: str, actor: User | None = None) -> tuple[Memory, bool]:
     """A memory the user writes by hand on the memory page or through the API, stored as written:
     no extraction and no gate, only what no memory may be is refused (a password, key, card,
     bank or id number: memoryapp.sensitive; a standing instruction that carries orders:
@@ -835,7 +827,7 @@ def memory_add(*, user: AbstractBaseUser, text: str, actor: AbstractBaseUser | N
     return memory, created
 
 
-def _soft_delete_live(*, user: AbstractBaseUser, live: QuerySet[Memory], actor: AbstractBaseUser) -> int:
+def _soft_delete_live(*, user: User, live: QuerySet[Memory], actor: User) -> int:
     """Soft-delete the user's live memories in `live` in three statements however many there
     are (lock, mark, one history row each); runs inside the caller's transaction."""
     now = timezone.now()
@@ -848,13 +840,13 @@ def _soft_delete_live(*, user: AbstractBaseUser, live: QuerySet[Memory], actor: 
 
 
 @transaction.atomic
-def memory_forget_all(*, user: AbstractBaseUser) -> int:
+def memory_forget_all(*, user: User) -> int:
     """Soft-delete every live memory of the user; returns how many."""
     return _soft_delete_live(user=user, live=Memory.objects.filter(user=user), actor=user)
 
 
 @transaction.atomic
-def memory_detach_conversation(*, user: AbstractBaseUser, conversation_id: int, forget_learned: bool = False) -> int:
+def memory_detach_conversation(*, user: User, conversation_id: int, forget_learned: bool = False) -> int:
     """Let go of a conversation that is about to be deleted; returns how many memories were forgotten.
 
     Memories first learned in it stay (they are the user's to keep or delete) but no longer
@@ -870,7 +862,7 @@ def memory_detach_conversation(*, user: AbstractBaseUser, conversation_id: int, 
     return forgotten
 
 
-def recall_log(*, user: AbstractBaseUser, probe_turn: Turn, reply_turn: Turn, recalled: list) -> None:
+def recall_log(*, user: User, probe_turn: Turn, reply_turn: Turn, recalled: list) -> None:
     """Record which memories went into a reply, with similarity and rank, for incident review."""
     if reply_turn.user_id != user.pk or probe_turn.user_id != user.pk:
         raise PermissionError("recall_log() was given a turn that belongs to another user")
@@ -894,7 +886,7 @@ def recall_log(*, user: AbstractBaseUser, probe_turn: Turn, reply_turn: Turn, re
     )
 
 
-def memory_admin_log_erase(*, user: AbstractBaseUser) -> int:
+def memory_admin_log_erase(*, user: User) -> int:
     """Delete the admin log entries about the user's memories: each keeps the memory's text."""
     ids = [str(pk) for pk in Memory.objects.filter(user=user).values_list("id", flat=True)]
     memories = ContentType.objects.get_for_model(Memory)

@@ -14,6 +14,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from core.llm import ModelUnavailable
 from core.ratelimit import by_user, rate_limited
+from core.requests import SignedInRequest
 from memoryapp.forms import ForgetAllForm, MemoryTextForm
 from memoryapp.selectors import (
     PROFILE_MAX,
@@ -52,7 +53,7 @@ SEARCH_MAX_CHARS = 250
 FILTER_MAX_CHARS = 80
 
 
-def _list_context(request: HttpRequest, **values) -> dict:
+def _list_context(request: SignedInRequest, **values) -> dict:
     """What the memory page shows besides its rows: the searches, the pause switch, the add form."""
     return {
         "q": "",
@@ -74,7 +75,7 @@ def _searching_user(request: HttpRequest) -> str | None:
 @login_required
 @require_GET
 @rate_limited("search", _searching_user, methods=("GET",))
-def memory_list_view(request: HttpRequest) -> HttpResponse:
+def memory_list_view(request: SignedInRequest) -> HttpResponse:
     """The user's live memories, newest first; `q` filters by text, `s` searches by meaning."""
     text = request.GET.get("q", "")
     probe = request.GET.get("s", "")
@@ -105,7 +106,7 @@ def memory_list_view(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_POST
 @rate_limited("chat", by_user)
-def memory_add_view(request: HttpRequest) -> HttpResponse:
+def memory_add_view(request: SignedInRequest) -> HttpResponse:
     """Add a memory by hand (memoryapp.services.memory_add). On a refusal the list comes back with
     the text kept in the field and the reason beside it."""
     form = MemoryTextForm(request.POST)
@@ -122,7 +123,7 @@ def memory_add_view(request: HttpRequest) -> HttpResponse:
             messages.success(request, f"{note} “{memory.text}”.")
             return redirect("memoryapp:memory_list")
     else:
-        error = " ".join(form.errors["text"])
+        error = " ".join(str(e) for e in form.errors["text"])
     page = Paginator(memory_list(user=request.user), PAGE_SIZE).get_page(1)
     context = _list_context(request, page=page, add_text=request.POST.get("text", ""), add_error=error)
     return render(request, LIST, context, status=400)
@@ -130,7 +131,7 @@ def memory_add_view(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_POST
-def memory_pause_view(request: HttpRequest) -> HttpResponse:
+def memory_pause_view(request: SignedInRequest) -> HttpResponse:
     """The pause switch: `paused` is "on" or "off". Goes back to `next` when it is a page of this site."""
     paused = memory_pause_set(user=request.user, paused=request.POST.get("paused") == "on")
     messages.success(
@@ -147,7 +148,7 @@ def memory_pause_view(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_GET
-def memory_deleted_view(request: HttpRequest) -> HttpResponse:
+def memory_deleted_view(request: SignedInRequest) -> HttpResponse:
     """Recently deleted: the user's memories deleted in the last MEMORY_RESTORE_DAYS days, each
     with Restore; after that the purge removes them for good."""
     context = {"memories": memory_recently_deleted(user=request.user), "days": settings.MEMORY_RESTORE_DAYS}
@@ -156,7 +157,7 @@ def memory_deleted_view(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_GET
-def memory_profile_view(request: HttpRequest) -> HttpResponse:
+def memory_profile_view(request: SignedInRequest) -> HttpResponse:
     """The user's memories by kind: what a chat gets when asked "What do you know about me?"."""
     groups = memory_groups(user=request.user)
     count = sum(len(memories) for _, memories in groups)
@@ -165,7 +166,7 @@ def memory_profile_view(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_GET
-def memory_detail(request: HttpRequest, memory_id: int) -> HttpResponse:
+def memory_detail(request: SignedInRequest, memory_id: int) -> HttpResponse:
     """The trace page: where a memory came from, who restated it, which replies used it."""
     trace = memory_trace(user=request.user, memory_id=memory_id)
     return render(request, DETAIL, {"trace": trace, "form": MemoryTextForm(initial={"text": trace.memory.text})})
@@ -173,7 +174,7 @@ def memory_detail(request: HttpRequest, memory_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def memory_edit(request: HttpRequest, memory_id: int) -> HttpResponse:
+def memory_edit(request: SignedInRequest, memory_id: int) -> HttpResponse:
     """Correct a memory's text: re-embedded, provenance kept, the edit recorded."""
     memory_get(user=request.user, memory_id=memory_id)  # ownership before validation: 404, not 400
     form = MemoryTextForm(request.POST)
@@ -186,7 +187,7 @@ def memory_edit(request: HttpRequest, memory_id: int) -> HttpResponse:
         except ModelUnavailable:
             error = "The memory could not be re-embedded right now; nothing was changed. Try again."
     else:
-        error = " ".join(form.errors["text"])
+        error = " ".join(str(e) for e in form.errors["text"])
     if error is None:
         if request.htmx:
             trace = memory_trace(user=request.user, memory_id=memory_id)
@@ -203,7 +204,7 @@ def memory_edit(request: HttpRequest, memory_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def memory_delete(request: HttpRequest, memory_id: int) -> HttpResponse:
+def memory_delete(request: SignedInRequest, memory_id: int) -> HttpResponse:
     """Soft delete: never recalled again from the next request on; undo for a short while."""
     memory = memory_soft_delete(user=request.user, memory_id=memory_id)
     if request.htmx:
@@ -214,7 +215,7 @@ def memory_delete(request: HttpRequest, memory_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def memory_undo(request: HttpRequest, memory_id: int) -> HttpResponse:
+def memory_undo(request: SignedInRequest, memory_id: int) -> HttpResponse:
     try:
         memory = memory_restore(user=request.user, memory_id=memory_id)
     except (MemoryConflict, UndoExpired) as exc:
@@ -241,7 +242,7 @@ def memory_undo(request: HttpRequest, memory_id: int) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def memory_forget_all_view(request: HttpRequest) -> HttpResponse:
+def memory_forget_all_view(request: SignedInRequest) -> HttpResponse:
     form = ForgetAllForm(request.POST if request.method == "POST" else None)
     if request.method == "POST" and form.is_valid():
         count = memory_forget_all(user=request.user)
@@ -258,7 +259,7 @@ def memory_forget_all_view(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_GET
-def memory_export_view(request: HttpRequest) -> HttpResponse:
+def memory_export_view(request: SignedInRequest) -> HttpResponse:
     """Download everything remembered about the user, with provenance, as JSON."""
     data = memory_export(user=request.user)
     response = HttpResponse(json.dumps(data, indent=2, ensure_ascii=False), content_type="application/json")
