@@ -21,10 +21,12 @@ from core.llm import ModelUnavailable
 from eval.suite import Suite, SuiteTurn, SuiteUser
 from memoryapp.embeddings import get_embedder
 from memoryapp.extraction import english_reading
+from memoryapp.gate import GatedFact, gate_facts
 from memoryapp.models import Memory, MemoryEvidence
 from memoryapp.need import NOT_NEEDED, turn_need
 from memoryapp.selectors import recall, recall_for_turn
-from memoryapp.services import GatedFact, gate_facts, remember, store_facts
+from memoryapp.services import remember
+from memoryapp.store import store_facts
 from memoryapp.thresholds import recall_floor, recall_gap, sensitive_floor, write_gate
 
 USERNAME_PREFIX = "eval-"

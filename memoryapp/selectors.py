@@ -472,6 +472,15 @@ def memory_search(*, user: User, probe: str, k: int = SEARCH_K) -> list[Recalled
     return recall(user, probe, k=k)
 
 
+def _grouped_by(rows, column: str) -> dict[int, list]:
+    """The rows of a memory table that name the turns asked about, grouped by the turn, each
+    with its memory loaded (without its vector), in the order the statement gave them."""
+    grouped: dict[int, list] = {}
+    for row in rows.select_related("memory").defer("memory__embedding"):
+        grouped.setdefault(getattr(row, column), []).append(row)
+    return grouped
+
+
 def evidence_for_turns(*, user: User, turn_ids: Sequence[int]):
     """What each of these user turns wrote to memory (created or refreshed), by turn; each row's
     `replaced` lists the older facts that memory retired (see memoryapp.slots)."""
@@ -480,46 +489,25 @@ def evidence_for_turns(*, user: User, turn_ids: Sequence[int]):
     ).order_by("id")
     rows = (
         MemoryEvidence.objects.filter(user=user, turn_id__in=list(turn_ids))
-        .select_related("memory")
-        .defer("memory__embedding")
         .annotate(replaced=ArraySubquery(retired.values("old_text")))
         .order_by("turn_id", "id")
     )
-    by_turn: dict[int, list] = {}
-    for row in rows:
-        if row.turn_id is not None:  # always: the filter names the turns
-            by_turn.setdefault(row.turn_id, []).append(row)
-    return by_turn
+    return _grouped_by(rows, "turn_id")
 
 
 def forgotten_for_turns(*, user: User, turn_ids: Sequence[int]):
     """The memories each of these user turns asked to forget and had deleted, by turn; each row
     is the delete's event, its memory loaded (live again if the user undid it)."""
-    rows = (
-        MemoryEvent.objects.filter(user=user, action=MemoryEvent.Action.DELETED, turn_id__in=list(turn_ids))
-        .select_related("memory")
-        .defer("memory__embedding")
-        .order_by("turn_id", "id")
-    )
-    by_turn: dict[int, list] = {}
-    for row in rows:
-        if row.turn_id is not None:  # always: the filter names the turns
-            by_turn.setdefault(row.turn_id, []).append(row)
-    return by_turn
+    rows = MemoryEvent.objects.filter(
+        user=user, action=MemoryEvent.Action.DELETED, turn_id__in=list(turn_ids)
+    ).order_by("turn_id", "id")
+    return _grouped_by(rows, "turn_id")
 
 
 def recalls_for_replies(*, user: User, reply_ids: Sequence[int]):
     """The memories each of these assistant replies was given, by reply, in rank order."""
-    rows = (
-        MemoryRecall.objects.filter(user=user, reply_turn_id__in=list(reply_ids))
-        .select_related("memory")
-        .defer("memory__embedding")
-        .order_by("reply_turn_id", "rank")
-    )
-    by_reply: dict[int, list] = {}
-    for row in rows:
-        by_reply.setdefault(row.reply_turn_id, []).append(row)
-    return by_reply
+    rows = MemoryRecall.objects.filter(user=user, reply_turn_id__in=list(reply_ids)).order_by("reply_turn_id", "rank")
+    return _grouped_by(rows, "reply_turn_id")
 
 
 @dataclass(frozen=True)

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import logging
-import re
-from dataclasses import dataclass, field, replace
-from datetime import date, timedelta
+from datetime import timedelta
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -21,298 +19,22 @@ from django.utils import timezone
 from pgvector import Vector
 
 from chat.models import Turn
-from memoryapp import attribution, grammar, sensitive, smalltalk, thresholds, timewords
-from memoryapp.embeddings import Embedder, get_embedder, get_multilingual_embedder
+from memoryapp import grammar, sensitive
+from memoryapp.embeddings import Embedder, get_embedder
 from memoryapp.extraction import clean_fact, declined, english_reading, extract_facts
 from memoryapp.forgetting import forget_request
+from memoryapp.gate import gate_facts
 from memoryapp.hashing import content_hash
-from memoryapp.keys import category_of, keyed, keys_of
-from memoryapp.models import Memory, MemoryEvent, MemoryEvidence, MemoryKey, MemoryRecall, MemorySettings
+from memoryapp.keys import category_of, keys_of
+from memoryapp.models import Memory, MemoryEvent, MemoryEvidence, MemoryRecall, MemorySettings
 from memoryapp.orders import obeyed, orders_problem
 from memoryapp.slots import slot_of
-from memoryapp.wording import INSTRUCTION, as_said
+from memoryapp.store import store_facts, supersede, write_keys
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
 
 logger = logging.getLogger(__name__)
-
-# The clauses of a turn are gate sources too, so a true fact stated in one clause of a
-# long message is not diluted away by the rest of it (measured: "The user works at Acme."
-# scores 0.27 against a three-clause turn and 0.58 against its own clause, while an
-# invented fact stays under 0.21 against every clause). Bounded to keep the batch small.
-_MAX_GATE_CLAUSES = 15
-
-# The first-person form shares the turn's wording whether or not the fact is true ("I am a
-# board-certified cardiologist" scores 0.54 against "I work as a nurse at St Thomas' Hospital"),
-# so it must clear the gate by this much more. On the suite, every margin from 0.10 to 0.35
-# keeps all 60 invented facts out and gains the same true ones; this is the middle.
-FIRST_PERSON_MARGIN = 0.22
-
-
-@dataclass(frozen=True)
-class GatedFact:
-    text: str
-    similarity: float
-    vector: np.ndarray
-    rejected_because: str = ""
-    # the needs the fact answers (memoryapp.keys), embedded in the gate's batch
-    keys: dict[str, np.ndarray] = field(default_factory=dict)
-
-
-def gate_facts(
-    content: str,
-    facts: list[str],
-    *,
-    content_vector: np.ndarray | None = None,
-    reading: str | None = None,
-    said_on: date | None = None,
-) -> tuple[str, list[GatedFact], list[GatedFact]]:
-    """Embed the turn, its clauses and the candidate facts in one batch; split the facts into
-    kept and rejected. `content_vector`, the turn's own embedding by the configured model when
-    the read path already made it, is used instead of embedding the turn again. `reading`, the
-    model's English reading of a turn in another language, adds its clauses to the turn's when
-    the multilingual encoder finds it close to the turn (MEMORY_READING_FLOOR): a clause of it
-    can then support a fact, and be read for whose fact it is, as an English clause is.
-    `said_on`, the day the turn was said, lets a fact dated from one of the turn's relative time
-    words be compared in the turn's words ("on 11 August 2023" as "last Friday").
-
-    A fact is kept when
-    0. its turn neither asks to forget nor carries a secret (`declined`), and is more than a
-       pleasantry (memoryapp.smalltalk); it carries no secret
-       (a password, key, card, bank or id number) and no contact detail the user did not ask to
-       be remembered (see memoryapp.sensitive); and it is an English sentence about the user,
-       not about the assistant or someone the user knows (see memoryapp.grammar.fact_problems),
-       nor what a turn that only asks, and never speaks of the user, was guessed to presume; and
-       if it is a standing instruction, it sends no data anywhere, carries no link or address,
-       and reveals no memory and none of the assistant's instructions (memoryapp.orders);
-    1. its cosine similarity to the turn, or to one clause of it, is at or above the write
-       gate: a fact the extractor invented scores low against its own source; and
-    2. the clause that supports it best is the user speaking about themselves: similarity
-       measures topic, not subject, so a colleague's name or a sister's city put on the
-       user would pass step 1 (see memoryapp.attribution); and
-    3. it does not restate the turn's question, nor state a value the turn says is not or no
-       longer the user's ("moved from Berlin", "a Model Y, not a Model 3"), nor claim more than
-       the turn ("learning flamenco guitar" -> "a professional guitarist"), nor turn a
-       comparison round ("he's older than me" -> "The user is older than Gus."), nor name what
-       the English turn never writes ("... at the University of Jordan."); and the
-       turn's own clause closest to it, in another language, says neither "no longer" nor
-       "before that" ("Ya no trabajo en el banco" -> "The user works at a bank.").
-    """
-    embedder = get_embedder()
-    parts = attribution.clauses(content)[:_MAX_GATE_CLAUSES]
-    if not parts:
-        parts = [attribution.Clause(content, "unknown")]
-    own = len(parts)
-    read = attribution.clauses(reading)[:_MAX_GATE_CLAUSES] if reading and _faithful(content, reading) else []
-    parts += read
-    sources = [content, *(part.text for part in parts)]
-    worded = {i: text for i, fact in enumerate(facts) if (text := timewords.as_worded(fact, content, said_on)) != fact}
-    said = {i: spoken for i, fact in enumerate(facts) if (spoken := as_said(worded.get(i, fact)))}
-    fact_keys = [keys_of(fact) for fact in facts]
-    key_texts = [key for keys in fact_keys for key in keys]
-    extra = [*facts, *worded.values(), *said.values(), *key_texts]
-    if content_vector is not None:
-        vectors = embedder.embed([*sources[1:], *extra])
-        vectors = np.vstack([np.asarray(content_vector, dtype=vectors.dtype)[None, :], vectors])
-    else:
-        vectors = embedder.embed([*sources, *extra])
-    source_vectors = vectors[: len(sources)]
-    after = len(sources) + len(facts)
-    fact_vectors = vectors[len(sources) : after]
-    worded_vectors = dict(zip(worded, vectors[after : after + len(worded)], strict=True))
-    after_said = after + len(worded) + len(said)
-    said_vectors = dict(zip(said, vectors[after + len(worded) : after_said], strict=True))
-    key_vectors = iter(vectors[after_said:])
-    keyed = [{key: next(key_vectors) for key in keys} for keys in fact_keys]
-    gate = thresholds.write_gate(embedder.name)
-    kept: list[GatedFact] = []
-    rejected: list[GatedFact] = []
-    problems = grammar.fact_problems(facts, content)
-    across = _across_languages(content, facts, [part.text for part in parts[:own]])
-    turn_refused = _turn_refusal(content)
-    literal = set(grammar.aged_relations(content)) if across is None else set()
-    for i, (text, vector, problem) in enumerate(zip(facts, fact_vectors, problems, strict=True)):
-        refused = (
-            turn_refused
-            or sensitive.refusal(content, text)
-            or problem
-            or _asked_once(text, content)
-            or _presumed(text, content, reading if read else None)
-            or grammar.about_shown_code(text, content)
-            or orders_problem(text, content)
-        )
-        if refused:
-            rejected.append(GatedFact(text, 0.0, vector, refused))
-            continue
-        similarities = source_vectors @ vector
-        if i in worded_vectors:
-            similarities = np.maximum(similarities, source_vectors @ worded_vectors[i])
-        if i in said_vectors:
-            margin = 0.0 if INSTRUCTION.match(text) else FIRST_PERSON_MARGIN
-            similarities = np.maximum(similarities, source_vectors @ said_vectors[i] - margin)
-        similarity = float(np.max(similarities))
-        if across is not None:
-            # English facts from a turn in another language: the multilingual encoder decides,
-            # or the configured encoder against the English reading's clauses
-            read_best = float(np.max(similarities[len(sources) - len(read) :])) if read else -1.0
-            similarity = max(float(across.by_turn[i]), read_best)
-            passed = float(across.by_turn[i]) >= across.gate or read_best >= gate
-        else:
-            passed = similarity >= gate or text in literal
-        if not passed:
-            rejected.append(GatedFact(text, similarity, vector, "too far from the turn"))
-            continue
-        # Whose fact it is: the clause that supports it best. For a turn in another language that
-        # has a faithful reading, only the reading's clauses can say: the turn's own are not
-        # read for their subject, so "ابني ... عمره عشر سنوات" ("My son is ten") would pass
-        # "The user is 10 years old." on its Arabic clause.
-        first = len(parts) - len(read) if read else 0
-        best = first + int(np.argmax(similarities[1 + first :]))
-        support = parts[best]
-        # That clause, the reading's then, is weighed against the reading: its names and values are English
-        told = reading if read and reading else content
-        # and the turn's own clause that is closest to it, for a "no longer" in the turn's language
-        own_similarities = across.by_clause[i] if across is not None else similarities[1 : 1 + own]
-        nearest = parts[int(np.argmax(own_similarities))]
-        reason = (
-            grammar.restated_question(text, support.text)
-            or attribution.misattribution(text, support, told)
-            or grammar.no_longer_abroad(text, nearest.text)
-            or grammar.stale_value(text, told)
-            or grammar.says_more(text, told)
-            or grammar.unsaid_name(text, told)
-            or grammar.reversed_comparison(text, told)
-        )
-        (rejected if reason else kept).append(GatedFact(text, similarity, vector, reason or "", keyed[i]))
-    return embedder.name, kept, rejected
-
-
-# `remember` never extracts from a declined turn; the gate refuses its facts all the same, so a
-# fact proposed for it by any other path (an import, a custom extractor) is not stored either.
-_DECLINED = {
-    "secret": "the turn carries a secret",
-    "forget": "the turn asks not to be remembered",
-}
-
-
-def _turn_refusal(content: str) -> str | None:
-    """Why no fact from this turn may be kept, whatever the fact: the turn is declined, or it is
-    only a pleasantry. None for an ordinary turn."""
-    reason = declined(content)
-    if reason:
-        return _DECLINED[reason]
-    if smalltalk.is_pleasantry(content):
-        return "the turn is only a greeting, thanks or acknowledgement"
-    return None
-
-
-def _numbers(text: str) -> set[int]:
-    return {int(digits) for digits in re.findall(r"\d+", text)}  # "٢٥" and "２５" are 25 too
-
-
-def _faithful(content: str, reading: str) -> bool:
-    """Whether an English reading says what the turn says, by the multilingual encoder: a
-    translation that drifts or garbles ("Vivo en Nápoles y trabajo como enfermera." -> "I am a
-    pilot in Dubai.", 0.30),
-    or a turn in a language the encoder does not read, scores low against it. A number the turn
-    does not write is an invention of the reading ("I am 25 years old and ..."), and so is a
-    reading that drops the relative or colleague a clause is about, however close the rest is."""
-    if _numbers(reading) - _numbers(content) or attribution.lost_relation(content, reading):
-        return False
-    vectors = get_multilingual_embedder().embed([content, reading])
-    return float(vectors[0] @ vectors[1]) >= settings.MEMORY_READING_FLOOR
-
-
-def _asked_once(fact: str, content: str) -> str | None:
-    """A model words a one-off request as a standing instruction ("Che ore sono a New York?" ->
-    "The user wants the assistant to tell the current time in New York."): an instruction fact
-    from a turn that only asks is refused."""
-    if INSTRUCTION.match(fact) and grammar.only_asks(content):
-        return "the fact makes a question asked once a standing instruction"
-    return None
-
-
-def _presumed(fact: str, content: str, reading: str | None) -> str | None:
-    """A fact from a turn that only asks and never speaks of the user ("Is `git rebase -i` safe
-    on a shared branch?" -> "The user is using `git rebase -i` on a shared branch.", "Remind me
-    what a REST API is?" -> "The user is learning about REST APIs.") is what the question was
-    guessed to presume. The turn, or its faithful English `reading`, must read as English, and
-    each sentence must be a question that opens with a question word ("Vim user here, what's
-    ...?" says who asks) or a request of the assistant, for its lack of "I" and "my" to mean
-    anything. A turn in another language without a reading is read in its own words: each
-    sentence a question or a request ("¿Puedes darme una receta de paella?"), with no "I", "my"
-    or "we" of its language (`grammar.only_asks_abroad`), or the fact copies its code. A turn
-    that speaks to "you" is left to the rules on the listener and on questions asked of the
-    assistant."""
-    english = reading or content
-    if grammar.looks_english(grammar.analyse(english)):
-        if grammar.only_asks_for_something(english):
-            return "the turn only asks, and says nothing of the user"
-    elif grammar.only_asks_abroad(content):
-        return "the turn only asks, and says nothing of the user"
-    if (
-        grammar.only_asks(content)
-        and not grammar.speaks_of_anyone(content)
-        and any(code in fact for code in grammar.code_spans(content))
-    ):
-        return "the turn only asks, and says nothing of the user"
-    return None
-
-
-@dataclass(frozen=True)
-class _Across:
-    by_turn: np.ndarray  # each fact's similarity to the turn
-    by_clause: np.ndarray  # each fact's similarity to each of the turn's clauses (facts x clauses)
-    gate: float
-
-
-def _across_languages(content: str, facts: list[str], clauses: list[str]) -> _Across | None:
-    """For a turn that is not English, each fact's similarity to it and to each of its `clauses`
-    by the multilingual encoder, and that encoder's gate: an English-only embedder scores a
-    correct English fact 0.07-0.22 against a Spanish or Japanese turn. None for an English turn,
-    or when the configured embedder is itself multilingual (its own similarities already hold)."""
-    if not facts or grammar.looks_english(grammar.analyse(content)):
-        return None
-    encoder = get_multilingual_embedder()
-    if encoder is get_embedder():
-        return None
-    vectors = encoder.embed([content, *clauses, *facts])
-    fact_vectors = vectors[1 + len(clauses) :]
-    return _Across(
-        by_turn=fact_vectors @ vectors[0],
-        by_clause=fact_vectors @ vectors[1 : 1 + len(clauses)].T,
-        gate=thresholds.write_gate(encoder.name),
-    )
-
-
-_UPSERT_MEMORY = f"""
-    INSERT INTO {Memory._meta.db_table}
-        (user_id, text, embedding, embedding_model, content_hash, slot, sensitive, standing,
-         source_conversation_id, source_turn_id, times_seen, created_at, last_seen, updated_at)
-    VALUES (%s, %s, %s::vector, %s, %s, %s, %s, %s, %s, %s, 1, statement_timestamp(), statement_timestamp(),
-            statement_timestamp())
-    ON CONFLICT (user_id, content_hash) WHERE deleted_at IS NULL
-    DO UPDATE SET embedding = EXCLUDED.embedding,
-                  embedding_model = EXCLUDED.embedding_model,
-                  last_seen = EXCLUDED.last_seen,
-                  updated_at = EXCLUDED.updated_at
-    RETURNING id, (xmax = 0) AS created
-"""
-
-_INSERT_EVIDENCE = f"""
-    INSERT INTO {MemoryEvidence._meta.db_table}
-        (memory_id, user_id, conversation_id, turn_id, created, gate_similarity, text, created_at)
-    VALUES (%s, %s, %s, %s, %s, %s,
-            (SELECT text FROM {Memory._meta.db_table} WHERE id = %s AND user_id = %s), statement_timestamp())
-    ON CONFLICT (memory_id, turn_id) DO NOTHING
-    RETURNING id
-"""
-
-_COUNT_RESTATEMENT = f"""
-    UPDATE {Memory._meta.db_table} SET times_seen = times_seen + 1
-    WHERE id = %s AND user_id = %s
-"""
 
 
 def remember(user: User, turn: Turn, *, turn_vector: np.ndarray | None = None) -> int:
@@ -360,268 +82,6 @@ def remember(user: User, turn: Turn, *, turn_vector: np.ndarray | None = None) -
             fact.similarity,
         )
     return store_facts(user, turn, kept, model_name=model_name)
-
-
-def store_facts(user: User, turn: Turn, kept: list[GatedFact], *, model_name: str) -> int:
-    """Upsert facts that passed the gate, with `turn` as their evidence, in one transaction:
-    the second half of `remember` (see there). Returns how many were written or refreshed."""
-    if turn.user_id != user.pk:
-        raise PermissionError("store_facts() was given a turn that belongs to another user")
-    if not kept:
-        return 0
-    kept = _with_keys(kept)
-
-    with transaction.atomic(), connection.cursor() as cursor:
-        # One writer per user at a time, so the paraphrase check below cannot race an insert.
-        cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [_WRITE_LOCK, user.pk])
-        for fact in kept:
-            vector = Vector(fact.vector).to_text()
-            twin = _paraphrased_memory(cursor, user=user, fact=fact.text, vector=vector, model_name=model_name)
-            if twin is not None:
-                (memory_id, old_text, says_more), created = twin, False
-                if not (
-                    says_more
-                    and _extend(
-                        cursor,
-                        user=user,
-                        memory_id=memory_id,
-                        old_text=old_text,
-                        fact=fact.text,
-                        vector=vector,
-                        model_name=model_name,
-                    )
-                ):
-                    cursor.execute(_REFRESH, [model_name, memory_id, user.pk])
-            else:
-                cursor.execute(
-                    _UPSERT_MEMORY,
-                    [
-                        user.pk,
-                        fact.text,
-                        vector,
-                        model_name,
-                        content_hash(fact.text),
-                        slot_of(fact.text),
-                        category_of(fact.text),
-                        obeyed(fact.text),
-                        turn.conversation_id,
-                        turn.pk,
-                    ],
-                )
-                memory_id, created = cursor.fetchone()
-            _write_keys(cursor, user=user, memory_id=memory_id, model_name=model_name, known=fact.keys)
-            cursor.execute(
-                _INSERT_EVIDENCE,
-                [memory_id, user.pk, turn.conversation_id, turn.pk, created, fact.similarity, memory_id, user.pk],
-            )
-            if cursor.fetchone() is not None and not created:
-                cursor.execute(_COUNT_RESTATEMENT, [memory_id, user.pk])
-            _supersede(user=user, memory_id=memory_id, text=fact.text, actor=user)
-    return len(kept)
-
-
-_WRITE_LOCK = 0x6D656D  # advisory-lock namespace of the memory write path ("mem")
-
-_MEMORY_TEXT = f"SELECT text, keys_model FROM {Memory._meta.db_table} WHERE id = %s AND user_id = %s"
-_KEYS_OF = f"SELECT text FROM {MemoryKey._meta.db_table} WHERE memory_id = %s AND user_id = %s AND embedding_model = %s"
-_DROP_KEYS = f"""
-    DELETE FROM {MemoryKey._meta.db_table}
-    WHERE memory_id = %s AND user_id = %s AND NOT (embedding_model = %s AND text = ANY(%s::text[]))
-"""
-_INSERT_KEY = f"""
-    INSERT INTO {MemoryKey._meta.db_table} (memory_id, user_id, text, kind, embedding, embedding_model, created_at)
-    VALUES (%s, %s, %s, %s, %s::vector, %s, statement_timestamp())
-    ON CONFLICT (memory_id, embedding_model, text) DO NOTHING
-"""
-_KEYED = f"UPDATE {Memory._meta.db_table} SET keys_model = %s WHERE id = %s AND user_id = %s"
-
-
-def _with_keys(facts: list[GatedFact]) -> list[GatedFact]:
-    """The facts with every key of theirs embedded, in one call for those the gate's batch did
-    not embed (a fact stored by another path than `remember`): no model call is made while the
-    write transaction holds its lock."""
-    missing = [key for fact in facts for key in keys_of(fact.text) if key not in fact.keys]
-    if not missing:
-        return facts
-    embedded = dict(zip(missing, get_embedder().embed(missing), strict=True))
-    return [
-        replace(fact, keys={key: fact.keys[key] if key in fact.keys else embedded[key] for key in keys_of(fact.text)})
-        for fact in facts
-    ]
-
-
-def _write_keys(
-    cursor, *, user: User, memory_id: int, model_name: str, known: dict[str, np.ndarray] | None = None
-) -> None:
-    """Give a memory the keys of its current text under `model_name` (memoryapp.keys), and only
-    those: keys of an older wording or another model go. `known` holds keys already embedded
-    (the gate's batch); any other is embedded here, all in one call. Runs in the caller's
-    transaction, so a memory and its keys change together."""
-    cursor.execute(_MEMORY_TEXT, [memory_id, user.pk])
-    text, keys_model = cursor.fetchone()
-    kinds = dict(keyed(text))
-    wanted = list(kinds)
-    cursor.execute(_KEYS_OF, [memory_id, user.pk, model_name])
-    have = {row[0] for row in cursor.fetchall()}
-    if keys_model == model_name and have == set(wanted):
-        return
-    cursor.execute(_DROP_KEYS, [memory_id, user.pk, model_name, wanted])
-    known = dict(known or {})
-    missing = [key for key in wanted if key not in have and key not in known]
-    if missing:
-        known.update(zip(missing, get_embedder().embed(missing), strict=True))
-    cursor.executemany(
-        _INSERT_KEY,
-        [
-            (memory_id, user.pk, key, kinds[key], Vector(known[key]).to_text(), model_name)
-            for key in wanted
-            if key not in have
-        ],
-    )
-    cursor.execute(_KEYED, [model_name, memory_id, user.pk])
-
-
-_NEAREST_OTHER = f"""
-    SELECT id, text, 1 - (embedding <=> %s::vector)
-    FROM {Memory._meta.db_table}
-    WHERE user_id = %s AND deleted_at IS NULL AND embedding_model = %s AND content_hash <> %s
-    ORDER BY embedding <=> %s::vector
-    LIMIT 1
-"""
-
-_REFRESH = f"""
-    UPDATE {Memory._meta.db_table}
-    SET last_seen = statement_timestamp(), updated_at = statement_timestamp(), embedding_model = %s
-    WHERE id = %s AND user_id = %s
-"""
-
-_NUMBER = re.compile(rf"\d+|\b(?:{grammar.NUMBER_WORDS})\b", re.I)
-_NEGATION = re.compile(r"\b(?:not|no|never|dislikes?|hates?|doesn't|does not|can't|cannot|won't)\b", re.I)
-
-
-def _same_claim(a: str, b: str) -> bool:
-    """Guards on top of similarity: numbers and negations decide a fact, and embeddings blur them."""
-    return (
-        sorted(n.lower() for n in _NUMBER.findall(a)) == sorted(n.lower() for n in _NUMBER.findall(b))
-        and bool(_NEGATION.search(a)) == bool(_NEGATION.search(b))
-        and slot_of(a) == slot_of(b)
-    )
-
-
-def _paraphrased_memory(cursor, *, user: User, fact: str, vector: str, model_name: str) -> tuple[int, str, bool] | None:
-    """The user's live memory that says `fact` in other words, if any, as (id, text, whether
-    `fact` says all it says and more).
-
-    The content hash catches a restatement word for word; a model extractor also rephrases
-    ("lives in Milan" / "resides in Milan"), which would otherwise pile up as near-twins.
-    """
-    cursor.execute(_NEAREST_OTHER, [vector, user.pk, model_name, content_hash(fact), vector])
-    row = cursor.fetchone()
-    if row is None:
-        return None
-    memory_id, text, similarity = row
-    if _same_claim(fact, text):
-        new, old = _words(fact), _words(text)
-        if similarity >= thresholds.paraphrase(model_name) or new <= old or old <= new:
-            # In other words, in fewer or in more: "The user is a product manager." and "The user is
-            # a product manager at a logistics startup." state one fact.
-            return memory_id, text, old < new
-    if slot_of(fact) != slot_of(text):
-        return None
-    (new_claim, new_held), (old_claim, old_held) = grammar.claim(fact), grammar.claim(text)
-    if new_claim == old_claim:
-        # One claim, with and without how long it has held: "The user has been vegan for three
-        # years." is said again by "The user is vegan.", and with more the other way round.
-        return memory_id, text, bool(new_held) and not old_held
-    return None
-
-
-_EXTEND = f"""
-    UPDATE {Memory._meta.db_table} m
-    SET text = %s, content_hash = %s, slot = %s, sensitive = %s, standing = %s, embedding = %s::vector,
-        embedding_model = %s,
-        last_seen = statement_timestamp(), updated_at = statement_timestamp()
-    WHERE m.id = %s AND m.user_id = %s
-      AND NOT EXISTS (SELECT 1 FROM {Memory._meta.db_table} o
-                      WHERE o.user_id = m.user_id AND o.content_hash = %s AND o.deleted_at IS NULL)
-      AND NOT EXISTS (SELECT 1 FROM {MemoryEvent._meta.db_table} e
-                      WHERE e.memory_id = m.id AND e.user_id = m.user_id AND e.action = %s)
-"""
-
-
-def _extend(cursor, *, user: User, memory_id: int, old_text: str, fact: str, vector: str, model_name: str) -> bool:
-    """Give a memory the wording of a restatement that says all it says and more ("The user
-    speaks Mandarin." restated as "The user speaks Mandarin and Cantonese."), recorded as an
-    event with both texts. A memory the user has corrected keeps the user's words, and a
-    wording another live memory already has is not made twice; both return False."""
-    new_hash = content_hash(fact)
-    cursor.execute(
-        _EXTEND,
-        [
-            fact,
-            new_hash,
-            slot_of(fact),
-            category_of(fact),
-            obeyed(fact),
-            vector,
-            model_name,
-            memory_id,
-            user.pk,
-            new_hash,
-            MemoryEvent.Action.CORRECTED,
-        ],
-    )
-    if cursor.rowcount != 1:
-        return False
-    MemoryEvent.objects.create(
-        memory_id=memory_id, user=user, actor=user, action=MemoryEvent.Action.EXTENDED, old_text=old_text, new_text=fact
-    )
-    return True
-
-
-# Words that do not change what a fact claims: "The user can speak Mandarin." is said again,
-# with more, by "The user speaks Mandarin and English.".
-_CLAIMLESS = {"the", "a", "an", "can", "and"}
-
-
-def _words(fact: str) -> set[str]:
-    """The words a fact is compared by, each with a final "-s" off ("speaks" is "speak", "cats" "cat")."""
-    words = re.findall(r"[\w'’]+", fact.casefold())
-    return {
-        w[:-1] if len(w) > 3 and w.isalpha() and w.endswith("s") and not w.endswith("ss") else w for w in words
-    } - _CLAIMLESS
-
-
-_SUPERSEDE = f"""
-    UPDATE {Memory._meta.db_table}
-    SET deleted_at = statement_timestamp(), updated_at = statement_timestamp()
-    WHERE user_id = %s AND slot = %s AND deleted_at IS NULL AND id <> %s
-    RETURNING id, text
-"""
-
-
-def _supersede(*, user: User, memory_id: int, text: str, actor: User) -> list[int]:
-    """Retire the user's other live facts in the slot this fact fills (see memoryapp.slots),
-    recording each as superseded by it. Runs inside the caller's transaction."""
-    slot = slot_of(text)
-    if not slot:
-        return []
-    with connection.cursor() as cursor:
-        cursor.execute(_SUPERSEDE, [user.pk, slot, memory_id])
-        retired = cursor.fetchall()
-    MemoryEvent.objects.bulk_create(
-        MemoryEvent(
-            memory_id=old_id,
-            user=user,
-            actor=actor,
-            action=MemoryEvent.Action.SUPERSEDED,
-            old_text=old_text,
-            new_text=text,
-            replaced_by_id=memory_id,
-        )
-        for old_id, old_text in retired
-    )
-    return [old_id for old_id, _ in retired]
 
 
 class MemoryConflict(Exception):
@@ -706,7 +166,7 @@ def memory_restore(*, user: User, memory_id: int, actor: User | None = None, win
         raise MemoryConflict("This fact has been remembered again since it was deleted.")
     memory.deleted_at, memory.updated_at = None, timezone.now()
     Memory.objects.filter(pk=memory.pk, user=user).update(deleted_at=None, updated_at=memory.updated_at)
-    _supersede(user=user, memory_id=memory.pk, text=memory.text, actor=actor or user)
+    supersede(user=user, memory_id=memory.pk, text=memory.text, actor=actor or user)
     MemoryEvent.objects.create(memory=memory, user=user, actor=actor or user, action=MemoryEvent.Action.RESTORED)
     return memory
 
@@ -752,7 +212,7 @@ def memory_correct(*, user: User, memory_id: int, text: str, actor: User | None 
             updated_at=timezone.now(),
         )
         with connection.cursor() as cursor:
-            _write_keys(cursor, user=user, memory_id=memory.pk, model_name=embedder.name, known=keyed_vectors)
+            write_keys(cursor, user=user, memory_id=memory.pk, model_name=embedder.name, known=keyed_vectors)
         MemoryEvent.objects.create(
             memory=memory,
             user=user,
@@ -761,7 +221,7 @@ def memory_correct(*, user: User, memory_id: int, text: str, actor: User | None 
             old_text=old_text,
             new_text=cleaned,
         )
-        _supersede(user=user, memory_id=memory.pk, text=cleaned, actor=actor or user)
+        supersede(user=user, memory_id=memory.pk, text=cleaned, actor=actor or user)
     memory.text, memory.content_hash, memory.embedding_model = cleaned, new_hash, embedder.name
     return memory
 
@@ -819,11 +279,11 @@ def memory_add(*, user: User, text: str, actor: User | None = None) -> tuple[Mem
                 last_seen=now,
             )
             with connection.cursor() as cursor:
-                _write_keys(cursor, user=user, memory_id=memory.pk, model_name=embedder.name, known=keyed_vectors)
+                write_keys(cursor, user=user, memory_id=memory.pk, model_name=embedder.name, known=keyed_vectors)
             MemoryEvent.objects.create(
                 memory=memory, user=user, actor=actor or user, action=MemoryEvent.Action.ADDED, new_text=cleaned
             )
-            _supersede(user=user, memory_id=memory.pk, text=cleaned, actor=actor or user)
+            supersede(user=user, memory_id=memory.pk, text=cleaned, actor=actor or user)
     return memory, created
 
 
@@ -944,7 +404,7 @@ def memory_reembed_batch(*, after_id: int = 0, user_id: int | None = None, batch
                 cursor.execute(_REEMBED, [Vector(vector).to_text(), embedder.name, pk, owner, text])
                 if cursor.rowcount != 1:
                     continue
-            _write_keys(cursor, user=owners[owner], memory_id=pk, model_name=embedder.name, known=known)
+            write_keys(cursor, user=owners[owner], memory_id=pk, model_name=embedder.name, known=known)
             updated += 1
     return updated, rows[-1][0]
 

@@ -13,10 +13,11 @@ from django.urls import reverse
 from chat.models import Turn
 from chat.services import chat_reply, chat_user_turn, conversation_create
 from memoryapp.embeddings import get_embedder
+from memoryapp.gate import gate_facts
 from memoryapp.models import Memory, MemoryRecall
 from memoryapp.rules import extract_facts_by_rules
 from memoryapp.selectors import recall
-from memoryapp.services import gate_facts, remember
+from memoryapp.services import remember
 from memoryapp.thresholds import recall_floor, write_gate
 from tests.factories import user_turn
 

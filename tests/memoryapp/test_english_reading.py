@@ -6,8 +6,9 @@ import pytest
 
 from core.llm import ModelUnavailable
 from memoryapp.extraction import READING_EXAMPLES, english_reading
+from memoryapp.gate import gate_facts
 from memoryapp.models import Memory
-from memoryapp.services import gate_facts, remember
+from memoryapp.services import remember
 from tests.factories import user_turn
 
 pytestmark = pytest.mark.django_db

@@ -2,9 +2,11 @@
 
 import pytest
 
+from memoryapp.gate import gate_facts
 from memoryapp.grammar import as_user_sentence, fact_problems, restated_question, without_address
 from memoryapp.models import Memory
-from memoryapp.services import as_said, gate_facts, remember
+from memoryapp.services import remember
+from memoryapp.wording import as_said
 from tests.factories import user_turn
 
 pytestmark = pytest.mark.django_db

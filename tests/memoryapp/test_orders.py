@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
+from memoryapp.gate import gate_facts
 from memoryapp.models import Memory
 from memoryapp.orders import orders_problem
-from memoryapp.services import gate_facts, remember
+from memoryapp.services import remember
 from tests.factories import user_turn
 
 # The rules' examples, one or more of each kind.

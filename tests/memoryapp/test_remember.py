@@ -9,9 +9,10 @@ from chat.services import turn_append
 from core.llm import ModelUnavailable
 from memoryapp import thresholds
 from memoryapp.extraction import EXTRACT_EXAMPLES, EXTRACT_MAX_TOKENS, ExtractionUnusable
+from memoryapp.gate import gate_facts
 from memoryapp.hashing import content_hash
 from memoryapp.models import Memory, MemoryEvidence
-from memoryapp.services import gate_facts, memory_soft_delete, remember
+from memoryapp.services import memory_soft_delete, remember
 from tests.factories import user_turn
 
 pytestmark = pytest.mark.django_db

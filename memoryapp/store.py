@@ -1,0 +1,322 @@
+"""The store of the write path: kept facts upserted with their evidence, keys and history.
+
+One transaction per turn, one writer per user at a time (an advisory lock), and every statement
+names the owner. A restatement refreshes its memory instead of adding a twin; a fact that says
+an existing memory in other words is a restatement of it; a newer fact in a single-valued slot
+retires the older one.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+import numpy as np
+from django.db import connection, transaction
+from pgvector import Vector
+
+from memoryapp import grammar, thresholds
+from memoryapp.embeddings import get_embedder
+from memoryapp.gate import GatedFact
+from memoryapp.hashing import content_hash
+from memoryapp.keys import category_of, keyed, keys_of
+from memoryapp.models import Memory, MemoryEvent, MemoryEvidence, MemoryKey
+from memoryapp.orders import obeyed
+from memoryapp.slots import slot_of
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+
+    from chat.models import Turn
+
+
+_UPSERT_MEMORY = f"""
+    INSERT INTO {Memory._meta.db_table}
+        (user_id, text, embedding, embedding_model, content_hash, slot, sensitive, standing,
+         source_conversation_id, source_turn_id, times_seen, created_at, last_seen, updated_at)
+    VALUES (%s, %s, %s::vector, %s, %s, %s, %s, %s, %s, %s, 1, statement_timestamp(), statement_timestamp(),
+            statement_timestamp())
+    ON CONFLICT (user_id, content_hash) WHERE deleted_at IS NULL
+    DO UPDATE SET embedding = EXCLUDED.embedding,
+                  embedding_model = EXCLUDED.embedding_model,
+                  last_seen = EXCLUDED.last_seen,
+                  updated_at = EXCLUDED.updated_at
+    RETURNING id, (xmax = 0) AS created
+"""
+
+_INSERT_EVIDENCE = f"""
+    INSERT INTO {MemoryEvidence._meta.db_table}
+        (memory_id, user_id, conversation_id, turn_id, created, gate_similarity, text, created_at)
+    VALUES (%s, %s, %s, %s, %s, %s,
+            (SELECT text FROM {Memory._meta.db_table} WHERE id = %s AND user_id = %s), statement_timestamp())
+    ON CONFLICT (memory_id, turn_id) DO NOTHING
+    RETURNING id
+"""
+
+_COUNT_RESTATEMENT = f"""
+    UPDATE {Memory._meta.db_table} SET times_seen = times_seen + 1
+    WHERE id = %s AND user_id = %s
+"""
+
+
+def store_facts(user: User, turn: Turn, kept: list[GatedFact], *, model_name: str) -> int:
+    """Upsert facts that passed the gate, with `turn` as their evidence, in one transaction:
+    the second half of `remember` (see there). Returns how many were written or refreshed."""
+    if turn.user_id != user.pk:
+        raise PermissionError("store_facts() was given a turn that belongs to another user")
+    if not kept:
+        return 0
+    kept = _with_keys(kept)
+
+    with transaction.atomic(), connection.cursor() as cursor:
+        # One writer per user at a time, so the paraphrase check below cannot race an insert.
+        cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [_WRITE_LOCK, user.pk])
+        for fact in kept:
+            vector = Vector(fact.vector).to_text()
+            twin = _paraphrased_memory(cursor, user=user, fact=fact.text, vector=vector, model_name=model_name)
+            if twin is not None:
+                (memory_id, old_text, says_more), created = twin, False
+                if not (
+                    says_more
+                    and _extend(
+                        cursor,
+                        user=user,
+                        memory_id=memory_id,
+                        old_text=old_text,
+                        fact=fact.text,
+                        vector=vector,
+                        model_name=model_name,
+                    )
+                ):
+                    cursor.execute(_REFRESH, [model_name, memory_id, user.pk])
+            else:
+                cursor.execute(
+                    _UPSERT_MEMORY,
+                    [
+                        user.pk,
+                        fact.text,
+                        vector,
+                        model_name,
+                        content_hash(fact.text),
+                        slot_of(fact.text),
+                        category_of(fact.text),
+                        obeyed(fact.text),
+                        turn.conversation_id,
+                        turn.pk,
+                    ],
+                )
+                memory_id, created = cursor.fetchone()
+            write_keys(cursor, user=user, memory_id=memory_id, model_name=model_name, known=fact.keys)
+            cursor.execute(
+                _INSERT_EVIDENCE,
+                [memory_id, user.pk, turn.conversation_id, turn.pk, created, fact.similarity, memory_id, user.pk],
+            )
+            if cursor.fetchone() is not None and not created:
+                cursor.execute(_COUNT_RESTATEMENT, [memory_id, user.pk])
+            supersede(user=user, memory_id=memory_id, text=fact.text, actor=user)
+    return len(kept)
+
+
+_WRITE_LOCK = 0x6D656D  # advisory-lock namespace of the memory write path ("mem")
+
+_MEMORY_TEXT = f"SELECT text, keys_model FROM {Memory._meta.db_table} WHERE id = %s AND user_id = %s"
+_KEYS_OF = f"SELECT text FROM {MemoryKey._meta.db_table} WHERE memory_id = %s AND user_id = %s AND embedding_model = %s"
+_DROP_KEYS = f"""
+    DELETE FROM {MemoryKey._meta.db_table}
+    WHERE memory_id = %s AND user_id = %s AND NOT (embedding_model = %s AND text = ANY(%s::text[]))
+"""
+_INSERT_KEY = f"""
+    INSERT INTO {MemoryKey._meta.db_table} (memory_id, user_id, text, kind, embedding, embedding_model, created_at)
+    VALUES (%s, %s, %s, %s, %s::vector, %s, statement_timestamp())
+    ON CONFLICT (memory_id, embedding_model, text) DO NOTHING
+"""
+_KEYED = f"UPDATE {Memory._meta.db_table} SET keys_model = %s WHERE id = %s AND user_id = %s"
+
+
+def _with_keys(facts: list[GatedFact]) -> list[GatedFact]:
+    """The facts with every key of theirs embedded, in one call for those the gate's batch did
+    not embed (a fact stored by another path than `remember`): no model call is made while the
+    write transaction holds its lock."""
+    missing = [key for fact in facts for key in keys_of(fact.text) if key not in fact.keys]
+    if not missing:
+        return facts
+    embedded = dict(zip(missing, get_embedder().embed(missing), strict=True))
+    return [
+        replace(fact, keys={key: fact.keys[key] if key in fact.keys else embedded[key] for key in keys_of(fact.text)})
+        for fact in facts
+    ]
+
+
+def write_keys(
+    cursor, *, user: User, memory_id: int, model_name: str, known: dict[str, np.ndarray] | None = None
+) -> None:
+    """Give a memory the keys of its current text under `model_name` (memoryapp.keys), and only
+    those: keys of an older wording or another model go. `known` holds keys already embedded
+    (the gate's batch); any other is embedded here, all in one call. Runs in the caller's
+    transaction, so a memory and its keys change together."""
+    cursor.execute(_MEMORY_TEXT, [memory_id, user.pk])
+    text, keys_model = cursor.fetchone()
+    kinds = dict(keyed(text))
+    wanted = list(kinds)
+    cursor.execute(_KEYS_OF, [memory_id, user.pk, model_name])
+    have = {row[0] for row in cursor.fetchall()}
+    if keys_model == model_name and have == set(wanted):
+        return
+    cursor.execute(_DROP_KEYS, [memory_id, user.pk, model_name, wanted])
+    known = dict(known or {})
+    missing = [key for key in wanted if key not in have and key not in known]
+    if missing:
+        known.update(zip(missing, get_embedder().embed(missing), strict=True))
+    cursor.executemany(
+        _INSERT_KEY,
+        [
+            (memory_id, user.pk, key, kinds[key], Vector(known[key]).to_text(), model_name)
+            for key in wanted
+            if key not in have
+        ],
+    )
+    cursor.execute(_KEYED, [model_name, memory_id, user.pk])
+
+
+_NEAREST_OTHER = f"""
+    SELECT id, text, 1 - (embedding <=> %s::vector)
+    FROM {Memory._meta.db_table}
+    WHERE user_id = %s AND deleted_at IS NULL AND embedding_model = %s AND content_hash <> %s
+    ORDER BY embedding <=> %s::vector
+    LIMIT 1
+"""
+
+_REFRESH = f"""
+    UPDATE {Memory._meta.db_table}
+    SET last_seen = statement_timestamp(), updated_at = statement_timestamp(), embedding_model = %s
+    WHERE id = %s AND user_id = %s
+"""
+
+_NUMBER = re.compile(rf"\d+|\b(?:{grammar.NUMBER_WORDS})\b", re.I)
+_NEGATION = re.compile(r"\b(?:not|no|never|dislikes?|hates?|doesn't|does not|can't|cannot|won't)\b", re.I)
+
+
+def _same_claim(a: str, b: str) -> bool:
+    """Guards on top of similarity: numbers and negations decide a fact, and embeddings blur them."""
+    return (
+        sorted(n.lower() for n in _NUMBER.findall(a)) == sorted(n.lower() for n in _NUMBER.findall(b))
+        and bool(_NEGATION.search(a)) == bool(_NEGATION.search(b))
+        and slot_of(a) == slot_of(b)
+    )
+
+
+def _paraphrased_memory(cursor, *, user: User, fact: str, vector: str, model_name: str) -> tuple[int, str, bool] | None:
+    """The user's live memory that says `fact` in other words, if any, as (id, text, whether
+    `fact` says all it says and more).
+
+    The content hash catches a restatement word for word; a model extractor also rephrases
+    ("lives in Milan" / "resides in Milan"), which would otherwise pile up as near-twins.
+    """
+    cursor.execute(_NEAREST_OTHER, [vector, user.pk, model_name, content_hash(fact), vector])
+    row = cursor.fetchone()
+    if row is None:
+        return None
+    memory_id, text, similarity = row
+    if _same_claim(fact, text):
+        new, old = _words(fact), _words(text)
+        if similarity >= thresholds.paraphrase(model_name) or new <= old or old <= new:
+            # In other words, in fewer or in more: "The user is a product manager." and "The user is
+            # a product manager at a logistics startup." state one fact.
+            return memory_id, text, old < new
+    if slot_of(fact) != slot_of(text):
+        return None
+    (new_claim, new_held), (old_claim, old_held) = grammar.claim(fact), grammar.claim(text)
+    if new_claim == old_claim:
+        # One claim, with and without how long it has held: "The user has been vegan for three
+        # years." is said again by "The user is vegan.", and with more the other way round.
+        return memory_id, text, bool(new_held) and not old_held
+    return None
+
+
+_EXTEND = f"""
+    UPDATE {Memory._meta.db_table} m
+    SET text = %s, content_hash = %s, slot = %s, sensitive = %s, standing = %s, embedding = %s::vector,
+        embedding_model = %s,
+        last_seen = statement_timestamp(), updated_at = statement_timestamp()
+    WHERE m.id = %s AND m.user_id = %s
+      AND NOT EXISTS (SELECT 1 FROM {Memory._meta.db_table} o
+                      WHERE o.user_id = m.user_id AND o.content_hash = %s AND o.deleted_at IS NULL)
+      AND NOT EXISTS (SELECT 1 FROM {MemoryEvent._meta.db_table} e
+                      WHERE e.memory_id = m.id AND e.user_id = m.user_id AND e.action = %s)
+"""
+
+
+def _extend(cursor, *, user: User, memory_id: int, old_text: str, fact: str, vector: str, model_name: str) -> bool:
+    """Give a memory the wording of a restatement that says all it says and more ("The user
+    speaks Mandarin." restated as "The user speaks Mandarin and Cantonese."), recorded as an
+    event with both texts. A memory the user has corrected keeps the user's words, and a
+    wording another live memory already has is not made twice; both return False."""
+    new_hash = content_hash(fact)
+    cursor.execute(
+        _EXTEND,
+        [
+            fact,
+            new_hash,
+            slot_of(fact),
+            category_of(fact),
+            obeyed(fact),
+            vector,
+            model_name,
+            memory_id,
+            user.pk,
+            new_hash,
+            MemoryEvent.Action.CORRECTED,
+        ],
+    )
+    if cursor.rowcount != 1:
+        return False
+    MemoryEvent.objects.create(
+        memory_id=memory_id, user=user, actor=user, action=MemoryEvent.Action.EXTENDED, old_text=old_text, new_text=fact
+    )
+    return True
+
+
+# Words that do not change what a fact claims: "The user can speak Mandarin." is said again,
+# with more, by "The user speaks Mandarin and English.".
+_CLAIMLESS = {"the", "a", "an", "can", "and"}
+
+
+def _words(fact: str) -> set[str]:
+    """The words a fact is compared by, each with a final "-s" off ("speaks" is "speak", "cats" "cat")."""
+    words = re.findall(r"[\w'’]+", fact.casefold())
+    return {
+        w[:-1] if len(w) > 3 and w.isalpha() and w.endswith("s") and not w.endswith("ss") else w for w in words
+    } - _CLAIMLESS
+
+
+_SUPERSEDE = f"""
+    UPDATE {Memory._meta.db_table}
+    SET deleted_at = statement_timestamp(), updated_at = statement_timestamp()
+    WHERE user_id = %s AND slot = %s AND deleted_at IS NULL AND id <> %s
+    RETURNING id, text
+"""
+
+
+def supersede(*, user: User, memory_id: int, text: str, actor: User) -> list[int]:
+    """Retire the user's other live facts in the slot this fact fills (see memoryapp.slots),
+    recording each as superseded by it. Runs inside the caller's transaction."""
+    slot = slot_of(text)
+    if not slot:
+        return []
+    with connection.cursor() as cursor:
+        cursor.execute(_SUPERSEDE, [user.pk, slot, memory_id])
+        retired = cursor.fetchall()
+    MemoryEvent.objects.bulk_create(
+        MemoryEvent(
+            memory_id=old_id,
+            user=user,
+            actor=actor,
+            action=MemoryEvent.Action.SUPERSEDED,
+            old_text=old_text,
+            new_text=text,
+            replaced_by_id=memory_id,
+        )
+        for old_id, old_text in retired
+    )
+    return [old_id for old_id, _ in retired]
