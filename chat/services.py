@@ -355,7 +355,6 @@ def chat_reply_stream(
     outcome = ReplyOutcome(user_turn=user_turn, recalled=read.recalled if read else [])
     parts: list[str] = []
     stream = None
-    stopped = False
     try:
         request = build_request(conversation=conversation, user_turn=user_turn, recalled=outcome.recalled)
         if request.unsummarised:
@@ -363,17 +362,7 @@ def chat_reply_stream(
             request = summary_fold(request)
         yield ReplyProgress(status="Waiting for the model")
         stream = assistant.reply_stream(request.messages, outcome.recalled)
-        checked = time.monotonic()
-        for piece in stream.pieces(wait=poll):
-            if piece:
-                parts.append(piece)
-            yield ReplyProgress(text=piece)
-            if time.monotonic() - checked >= poll:
-                checked = time.monotonic()
-                if _stop_requested(user=user, user_turn=user_turn):
-                    stopped = True
-                    stream.stop()
-                    break
+        stopped = yield from _streamed(stream, user=user, user_turn=user_turn, poll=poll, parts=parts)
     except ModelUnavailable as exc:
         outcome.error = str(exc)
         yield _reply_settled(user=user, outcome=outcome)
@@ -400,6 +389,25 @@ def chat_reply_stream(
             return
         text += STOPPED_NOTE
     yield _reply_save(user=user, conversation=conversation, outcome=outcome, request=request, read=read, text=text)
+
+
+def _streamed(
+    stream: assistant.ReplyStream, *, user: User, user_turn: Turn, poll: float, parts: list[str]
+) -> Generator[ReplyProgress, None, bool]:
+    """The stream's pieces as progress, each kept in `parts` as it comes (a heartbeat while the
+    model is silent); every `poll` seconds, a look for a stop request, which stops the stream.
+    Returns whether it was stopped."""
+    checked = time.monotonic()
+    for piece in stream.pieces(wait=poll):
+        if piece:
+            parts.append(piece)
+        yield ReplyProgress(text=piece)
+        if time.monotonic() - checked >= poll:
+            checked = time.monotonic()
+            if _stop_requested(user=user, user_turn=user_turn):
+                stream.stop()
+                return True
+    return False
 
 
 def turn_memory_state(*, user: User, turn: Turn) -> str:

@@ -1,7 +1,29 @@
 """The write gate: which of a turn's candidate facts may be kept, and why the others may not.
 
 A fact is weighed against its own turn (an invented fact scores low against its source), read
-for whose fact it is, and checked for what no memory may be. `gate_facts` documents each step.
+for whose fact it is, and checked for what no memory may be.
+
+A fact is kept when
+0. its turn neither asks to forget nor carries a secret (`declined`), and is more than a
+   pleasantry (memoryapp.smalltalk); it carries no secret
+   (a password, key, card, bank or id number) and no contact detail the user did not ask to
+   be remembered (see memoryapp.sensitive); and it is an English sentence about the user,
+   not about the assistant or someone the user knows (see memoryapp.grammar.fact_problems),
+   nor what a turn that only asks, and never speaks of the user, was guessed to presume; and
+   if it is a standing instruction, it sends no data anywhere, carries no link or address,
+   and reveals no memory and none of the assistant's instructions (memoryapp.orders);
+1. its cosine similarity to the turn, or to one clause of it, is at or above the write
+   gate: a fact the extractor invented scores low against its own source; and
+2. the clause that supports it best is the user speaking about themselves: similarity
+   measures topic, not subject, so a colleague's name or a sister's city put on the
+   user would pass step 1 (see memoryapp.attribution); and
+3. it does not restate the turn's question, nor state a value the turn says is not or no
+   longer the user's ("moved from Berlin", "a Model Y, not a Model 3"), nor claim more than
+   the turn ("learning flamenco guitar" -> "a professional guitarist"), nor turn a
+   comparison round ("he's older than me" -> "The user is older than Gus."), nor name what
+   the English turn never writes ("... at the University of Jordan."); and the
+   turn's own clause closest to it, in another language, says neither "no longer" nor
+   "before that" ("Ya no trabajo en el banco" -> "The user works at a bank.").
 """
 
 from __future__ import annotations
@@ -59,28 +81,7 @@ def gate_facts(
     can then support a fact, and be read for whose fact it is, as an English clause is.
     `said_on`, the day the turn was said, lets a fact dated from one of the turn's relative time
     words be compared in the turn's words ("on 11 August 2023" as "last Friday").
-
-    A fact is kept when
-    0. its turn neither asks to forget nor carries a secret (`declined`), and is more than a
-       pleasantry (memoryapp.smalltalk); it carries no secret
-       (a password, key, card, bank or id number) and no contact detail the user did not ask to
-       be remembered (see memoryapp.sensitive); and it is an English sentence about the user,
-       not about the assistant or someone the user knows (see memoryapp.grammar.fact_problems),
-       nor what a turn that only asks, and never speaks of the user, was guessed to presume; and
-       if it is a standing instruction, it sends no data anywhere, carries no link or address,
-       and reveals no memory and none of the assistant's instructions (memoryapp.orders);
-    1. its cosine similarity to the turn, or to one clause of it, is at or above the write
-       gate: a fact the extractor invented scores low against its own source; and
-    2. the clause that supports it best is the user speaking about themselves: similarity
-       measures topic, not subject, so a colleague's name or a sister's city put on the
-       user would pass step 1 (see memoryapp.attribution); and
-    3. it does not restate the turn's question, nor state a value the turn says is not or no
-       longer the user's ("moved from Berlin", "a Model Y, not a Model 3"), nor claim more than
-       the turn ("learning flamenco guitar" -> "a professional guitarist"), nor turn a
-       comparison round ("he's older than me" -> "The user is older than Gus."), nor name what
-       the English turn never writes ("... at the University of Jordan."); and the
-       turn's own clause closest to it, in another language, says neither "no longer" nor
-       "before that" ("Ya no trabajo en el banco" -> "The user works at a bank.").
+    The steps a fact must pass are in this module's docstring.
     """
     embedder = get_embedder()
     sources = _Sources.of(content, reading)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from memoryapp import timewords
 from memoryapp.attribution import sentences
 
 # A clause ends at punctuation or at a conjunction that starts a new thought.
@@ -65,7 +66,7 @@ _SPORT = (
     r"(?:tennis|football|soccer|basketball|volleyball|badminton|squash|golf|rugby|cricket|hockey|baseball|"
     r"table tennis|padel|chess|water polo)"
 )
-_TIMEZONE = r"(?P<v>(?:UTC|GMT)(?:\s?[+-]\s?\d{1,2}(?::?\d{2})?)?|[A-Z]{2,5}T|[A-Z][a-z]+/[A-Z][A-Za-z_]+)"
+_TIMEZONE = rf"(?P<v>{timewords.TIMEZONE})"
 
 Rule = tuple[re.Pattern[str], Callable[[re.Match[str]], str | None]]
 

@@ -28,6 +28,9 @@ MONTHS = [
     "december",
 ]
 SEASONS = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}  # first month (northern)
+# A timezone as people write one: UTC or GMT with an offset ("UTC+5:30", "GMT -3"), an
+# abbreviation ("CET", "AEST"), or a zone name ("Europe/Lisbon").
+TIMEZONE = r"(?:UTC|GMT)(?:\s?[+-]\s?\d{1,2}(?::?\d{2})?)?|[A-Z]{2,5}T|[A-Z][a-z]+/[A-Z][A-Za-z_]+"
 _NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7}
 _NUMBERS |= {"eight": 8, "nine": 9, "ten": 10, "couple of": 2, "few": 3}
 

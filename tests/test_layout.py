@@ -69,3 +69,26 @@ def test_the_tools_do_not_import_each_other():
 def test_nothing_but_settings_and_urls_read_config(package):
     wrong = [(m, name) for m, name in imports_of(package) if name.split(".")[0] == "config"]
     assert wrong == []
+
+
+MODULE_MAX_LINES = 700
+FUNCTION_MAX_LINES = 60
+
+
+@pytest.mark.parametrize("package", ["core", "memoryapp", "chat"])
+def test_modules_and_functions_stay_a_size_a_reader_can_hold(package):
+    # A module a newcomer can read through, a function they can see whole (its docstring included).
+    too_long = []
+    for path in sorted((ROOT / package).rglob("*.py")):
+        if "migrations" in path.parts:
+            continue
+        source = path.read_text(encoding="utf-8")
+        name = str(path.relative_to(ROOT))
+        if source.count("\n") > MODULE_MAX_LINES:
+            too_long.append(f"{name}: {source.count(chr(10))} lines")
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                length = node.end_lineno - node.lineno + 1
+                if length > FUNCTION_MAX_LINES:
+                    too_long.append(f"{name}: {node.name}() is {length} lines")
+    assert too_long == []

@@ -61,6 +61,8 @@ from memoryapp.grammar.turns import is_forget_request
 
 
 def _user_clause(verb: Token, subject: Token, sent: Span, said: date | None = None) -> str | None:
+    """The fact one of the user's own clauses states, as a third-person sentence, or None when
+    the clause states nothing durable."""
     recognise(verb.doc)
     own_subject = subject.head == verb
     subject_ids = {t.i for t in subject.subtree} if own_subject else set()
@@ -71,33 +73,62 @@ def _user_clause(verb: Token, subject: Token, sent: Span, said: date | None = No
         if glad:
             return glad
     lemma = verb.lemma_.lower()
+    if _not_durable(verb, lemma, sent):
+        return None
+    value = _stated_value(verb, lemma)
+    if value is not None:
+        return value
+    tokens = _clause_tokens(verb, set())
+    if verb.tag_ == "VBG" and _MOMENT.search(" ".join(t.text for t in verb.subtree)) and not _searching(verb):
+        return None  # "I'm still at work"; but "I'm still looking for a flat" is a search that lasts
+    if sent.text.rstrip().endswith("?"):
+        # "I ran a half marathon last month, any recovery tips?": the question after the comma is not the fact.
+        commas = [t.i for t in tokens if t.text == "," and t.i > verb.i]
+        if commas and not any(t.pos_ in {"VERB", "AUX"} for t in tokens if t.i > commas[-1]):
+            tokens = [t for t in tokens if t.i < commas[-1]]
+    if len(tokens) > 24 or _dangles(tokens, subject_ids) or not _has_content(tokens, verb, subject_ids):
+        return None
+    return _in_third_person(verb, tokens, subject_ids, said)
+
+
+def _not_durable(verb: Token, lemma: str, sent: Span) -> bool:
+    """A clause of the user's that states nothing durable: a verb of no fact, a hypothetical, a
+    question, a situation; an obligation of the moment ("I have to ..."), an allergy or a state
+    that does not say to what ("I have an allergy", "I'm allergic"), a belief ("I'm sure ..."),
+    a passing state ("I'm tired")."""
     if (
         (lemma in _NOT_A_FACT_VERBS and not _working_at(verb) and not _searching(verb))
         or _hypothetical(verb)
         or _question_clause(verb, sent)
         or _situation(verb, sent)
     ):
-        return None
+        return True
     if lemma == "have" and any(c.dep_ == "xcomp" for c in verb.children):
-        return None  # "I have to juggle a lot": an obligation of the moment
+        return True  # "I have to juggle a lot": an obligation of the moment
     if lemma == "have" and any(
         c.dep_ == "dobj" and c.lemma_.lower() in _NEEDS_OBJECT_NOUNS and not any(g.dep_ == "prep" for g in c.children)
         for c in verb.children
     ):
-        return None  # "I have an allergy" says nothing until it says to what
+        return True  # "I have an allergy" says nothing until it says to what
+    if lemma != "be":
+        return False
+    complements = [c for c in verb.children if c.dep_ in {"acomp", "attr", "prep", "oprd"}]
+    if not complements or any(c.dep_ == "acomp" and c.lemma_.lower() in _CONVINCED for c in complements):
+        return True  # "I'm sure with hard work I can ...": a belief, like "I think"
+    if all(
+        c.dep_ == "acomp" and c.lemma_.lower() in _TRANSIENT and all(g.dep_ in {"advmod", "punct"} for g in c.children)
+        for c in complements
+    ):
+        return True  # "I'm tired"; but "I'm gluten-free" is not a passing state
+    # "I'm allergic" says nothing until it says to what
+    return any(c.lemma_.lower() in _NEEDS_OBJECT and not list(c.children) for c in complements)
+
+
+def _stated_value(verb: Token, lemma: str) -> str | None:
+    """A value the clause gives in a form of its own: an age ("I'm 34"), a name ("I'm Priya"), a
+    timezone ("I'm in UTC"), a new home ("I moved to Lisbon")."""
     if lemma == "be":
         complements = [c for c in verb.children if c.dep_ in {"acomp", "attr", "prep", "oprd"}]
-        if not complements or any(c.dep_ == "acomp" and c.lemma_.lower() in _CONVINCED for c in complements):
-            return None  # "I'm sure with hard work I can ...": a belief, like "I think"
-        if all(
-            c.dep_ == "acomp"
-            and c.lemma_.lower() in _TRANSIENT
-            and all(g.dep_ in {"advmod", "punct"} for g in c.children)
-            for c in complements
-        ):
-            return None  # "I'm tired"; but "I'm gluten-free" is not a passing state
-        if any(c.lemma_.lower() in _NEEDS_OBJECT and not list(c.children) for c in complements):
-            return None  # "I'm allergic" says nothing until it says to what
         numbers = [c for c in complements if c.pos_ == "NUM" and c.dep_ in {"attr", "acomp"}]
         if numbers and len(complements) == 1 and not list(numbers[0].children):
             return f"The user is {numbers[0].text} years old."
@@ -108,7 +139,6 @@ def _user_clause(verb: Token, subject: Token, sent: Span, said: date | None = No
         ]
         if names and not any(t.dep_ == "det" for t in names[0].subtree):
             return f"The user's name is {' '.join(t.text for t in names[0].subtree if t.pos_ == 'PROPN')}."
-    if lemma == "be":
         zones = [
             o
             for p in verb.children
@@ -129,19 +159,15 @@ def _user_clause(verb: Token, subject: Token, sent: Span, said: date | None = No
         places = [o for p in destination for o in p.children if o.dep_ == "pobj" and o.pos_ == "PROPN"]
         if places:
             return f"The user lives in {' '.join(t.text for t in places[0].subtree)}."
-    tokens = _clause_tokens(verb, set())
-    if verb.tag_ == "VBG" and _MOMENT.search(" ".join(t.text for t in verb.subtree)) and not _searching(verb):
-        return None  # "I'm still at work"; but "I'm still looking for a flat" is a search that lasts
-    if sent.text.rstrip().endswith("?"):
-        # "I ran a half marathon last month, any recovery tips?": the question after the comma is not the fact.
-        commas = [t.i for t in tokens if t.text == "," and t.i > verb.i]
-        if commas and not any(t.pos_ in {"VERB", "AUX"} for t in tokens if t.i > commas[-1]):
-            tokens = [t for t in tokens if t.i < commas[-1]]
-    if len(tokens) > 24 or _dangles(tokens, subject_ids) or not _has_content(tokens, verb, subject_ids):
-        return None
+    return None
+
+
+def _in_third_person(verb: Token, tokens: list[Token], subject_ids: set[int], said: date | None) -> str:
+    """The clause's words as a sentence about "The user": the first verb in the third person,
+    relative time words as dates, and what came before the subject ("Last Friday I went ...")
+    moved after the verb phrase."""
     auxiliaries = [c for c in verb.children if c.dep_ in {"aux", "auxpass"} and c.i < verb.i]
     first_verbal = min([c.i for c in auxiliaries] + [verb.i])
-    # What comes before the subject ("Last Friday I went ...") reads better after the verb phrase.
     start = min(subject_ids) if subject_ids else min(t.i for t in tokens)
     leading = [t for t in tokens if t.i < start and t.i not in subject_ids]
     dates, replaced = _dated(tokens, verb, said)
@@ -523,15 +549,7 @@ def extract(doc: Doc, *, limit: int = 2, said: date | None = None) -> list[str]:
         for verb in sent:
             if verb.pos_ not in {"VERB", "AUX"} or verb.dep_ in {"aux", "auxpass", "relcl", "amod", "acl"}:
                 continue
-            subjects = [c for c in verb.children if c.dep_ in {"nsubj", "nsubjpass"}]
-            pleaded = any(c.lower_ in {"please", "pls"} for c in verb.children)
-            # "..., so please skip ..." asks; "..., so there is no cheese" has a subject of its own
-            existential = any(c.dep_ == "expl" for c in verb.children)
-            if not subjects and verb.dep_ == "conj" and not pleaded and not existential:
-                subjects = [c for c in verb.head.children if c.dep_ in {"nsubj", "nsubjpass"}]
-            if not subjects and verb.dep_ == "advcl" and verb.tag_ == "VBG" and not _situation(verb, sent):
-                # "I'm a photographer, mostly shooting on a Nikon Z6": the user does the shooting.
-                subjects = [c for c in verb.head.children if c.dep_ == "nsubj" and _user_pronoun(c)]
+            subjects = _subjects(verb, sent)
             if (
                 not subjects
                 and verb.dep_ in {"ROOT", "advcl"}
@@ -539,42 +557,11 @@ def extract(doc: Doc, *, limit: int = 2, said: date | None = None) -> list[str]:
                 and _opens_sentence(verb)
             ):
                 add(_elliptical(verb, sent, said))  # "Got promoted to team lead in October."
-                continue
-            if not subjects:
+            elif not subjects:
                 add(_instruction(verb, sent))
-                continue
-            subject = subjects[0]
-            if subject.lower_ in {"you", "u"}:
-                if verb.lemma_.lower() == "call" and any(c.lower_ == "me" for c in verb.children):
-                    called = [c for c in verb.children if c.dep_ in {"oprd", "dobj", "attr"} and c.pos_ == "PROPN"]
-                    if called:
-                        add(f"The user's name is {' '.join(t.text for t in called[0].subtree)}.")
-                continue
-            users = [subject, *(c for c in subject.conjuncts)]
-            if any(_user_pronoun(t) for t in users):
-                add(_as_role(verb, subject))
-                add(_user_clause(verb, subject, sent, said))
-                if subject.lemma_.lower() in RELATIONS and subject.i not in named:
-                    named.add(subject.i)
-                    for fact in _relation_facts(subject, verb):
-                        add(fact)
-            elif any(c.dep_ == "poss" and c.lower_ in {"my", "our"} for c in subject.children):
-                if subject.lemma_.lower() in RELATIONS or subject.ent_type_ == "PERSON":
-                    # One fact per relation however many clauses it has: "My partner, Theo, is 34
-                    # and works in theatre lighting" names Theo once.
-                    if subject.i not in named:
-                        named.add(subject.i)
-                        for fact in _relation_facts(subject, verb):
-                            add(fact)
-                elif subject.lemma_.lower() == "name":
-                    given = [c for c in verb.children if c.dep_ == "attr" and c.pos_ == "PROPN"]
-                    if given:
-                        add(f"The user's name is {' '.join(t.text for t in given[0].subtree)}.")
-                else:
-                    # A pet's age or name says it alone ("Our dog is 9 years old and getting stiff").
-                    kept: list[str | None] = [*_relation_facts(subject, verb)] if subject.lemma_.lower() in PETS else []
-                    for possessed in kept or [_possessed(subject, verb, sent)]:
-                        add(possessed)
+            else:
+                for fact in _clause_facts(verb, subjects[0], sent, said, named):
+                    add(fact)
             if len(facts) >= limit:
                 return facts[:limit]
         if len(facts) == before:
@@ -583,3 +570,51 @@ def extract(doc: Doc, *, limit: int = 2, said: date | None = None) -> list[str]:
         if len(facts) == before:
             add(_no_thanks(sent) or _owned_product(sent) or _named_relation(sent))
     return facts[:limit]
+
+
+def _subjects(verb: Token, sent: Span) -> list[Token]:
+    """The verb's subject, or the one it shares: a verb joined by "and" to one with a subject
+    ("I live in Leeds and work as a nurse"), or a participle of the user's ("I'm a photographer,
+    mostly shooting on a Nikon Z6")."""
+    subjects = [c for c in verb.children if c.dep_ in {"nsubj", "nsubjpass"}]
+    pleaded = any(c.lower_ in {"please", "pls"} for c in verb.children)
+    # "..., so please skip ..." asks; "..., so there is no cheese" has a subject of its own
+    existential = any(c.dep_ == "expl" for c in verb.children)
+    if not subjects and verb.dep_ == "conj" and not pleaded and not existential:
+        subjects = [c for c in verb.head.children if c.dep_ in {"nsubj", "nsubjpass"}]
+    if not subjects and verb.dep_ == "advcl" and verb.tag_ == "VBG" and not _situation(verb, sent):
+        subjects = [c for c in verb.head.children if c.dep_ == "nsubj" and _user_pronoun(c)]
+    return subjects
+
+
+def _clause_facts(verb: Token, subject: Token, sent: Span, said: date | None, named: set[int]) -> list[str | None]:
+    """The facts of one clause, by its subject: the user ("I", "we"), the listener ("call me
+    Sam"), or something of the user's ("my sister", "my name", "my laptop"). A relation gives
+    its name and age once however many clauses speak of it (`named`: "My partner, Theo, is 34
+    and works in theatre lighting" names Theo once); a pet's age or name says it alone."""
+    if subject.lower_ in {"you", "u"}:
+        if verb.lemma_.lower() == "call" and any(c.lower_ == "me" for c in verb.children):
+            called = [c for c in verb.children if c.dep_ in {"oprd", "dobj", "attr"} and c.pos_ == "PROPN"]
+            if called:
+                return [f"The user's name is {' '.join(t.text for t in called[0].subtree)}."]
+        return []
+    users = [subject, *(c for c in subject.conjuncts)]
+    relation = subject.lemma_.lower() in RELATIONS
+    if any(_user_pronoun(t) for t in users):
+        facts = [_as_role(verb, subject), _user_clause(verb, subject, sent, said)]
+        if relation and subject.i not in named:
+            named.add(subject.i)
+            facts += _relation_facts(subject, verb)
+        return facts
+    if not any(c.dep_ == "poss" and c.lower_ in {"my", "our"} for c in subject.children):
+        return []
+    if relation or subject.ent_type_ == "PERSON":
+        if subject.i in named:
+            return []
+        named.add(subject.i)
+        return [*_relation_facts(subject, verb)]
+    if subject.lemma_.lower() == "name":
+        given = [c for c in verb.children if c.dep_ == "attr" and c.pos_ == "PROPN"]
+        return [f"The user's name is {' '.join(t.text for t in given[0].subtree)}."] if given else []
+    kept: list[str | None] = [*_relation_facts(subject, verb)] if subject.lemma_.lower() in PETS else []
+    return kept or [_possessed(subject, verb, sent)]

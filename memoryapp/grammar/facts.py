@@ -315,6 +315,12 @@ def _fact_problem(doc: Doc, names: set[str]) -> str | None:
         return "the fact is about someone the user knows, not the user"
     if subject is not None and root is not None and _relative_trait(subject, root):
         return f"the fact is about the user's {subject.lower_}, not the user"
+    return _standalone_problem(doc, root) or _lasting_problem(doc, root, subject)
+
+
+def _standalone_problem(doc: Doc, root: Token | None) -> str | None:
+    """Why a fact about the user does not stand alone: it leans on its turn ("it", "here", "has
+    lived here"), breaks off, speaks to a listener, or keeps the speaker's own "I"."""
     if _dangling_pronoun(doc):
         return "the fact does not stand alone: it names something only its turn says"
     if _cut_off(doc):
@@ -337,6 +343,12 @@ def _fact_problem(doc: Doc, names: set[str]) -> str | None:
         return "the fact does not stand alone: it names something only its turn says"
     if root is not None and _done_when(root):
         return "the fact does not stand alone: it names something only its turn says"
+    return None
+
+
+def _lasting_problem(doc: Doc, root: Token | None, subject: Token | None) -> str | None:
+    """Why a fact about the user is not a lasting one: a feeling of the moment, a plan for now,
+    something done once and over, how the body feels today, a move with no destination."""
     if root is not None and _passing_feeling(doc, root):
         return "the fact is a feeling of the moment, not a lasting fact"
     if _CONTRACTED_PLAN.search(doc.text):  # "The user gotta be patient."

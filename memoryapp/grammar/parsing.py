@@ -10,7 +10,7 @@ import re
 import threading
 from typing import TYPE_CHECKING
 
-from memoryapp import attribution
+from memoryapp import attribution, timewords
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -242,14 +242,13 @@ _TRANSIENT = frozenset(
 _DANGLING = frozenset("it this that these those them they he she him her his hers its theirs one ones what".split())
 _VAGUE_NOUNS = frozenset("stuff thing things one ones something anything".split())
 _TIME_NOUNS = frozenset(
-    "day week month year morning afternoon evening night weekend summer winter spring autumn fall time "
-    "season semester term quarter decade".split()
-)
+    "day week month year morning afternoon evening night weekend time season semester term quarter decade".split()
+) | frozenset(timewords.SEASONS)
 _NEEDS_OBJECT = frozenset("allergic intolerant afraid fond aware capable used sensitive".split())
 _NEEDS_OBJECT_NOUNS = frozenset("allergy intolerance phobia fear sensitivity".split())
 # "I'm still unpacking boxes": an activity of the moment, not an ongoing one.
 _MOMENT = re.compile(r"\b(?:still|right now|at the moment|today|tonight|this morning|this afternoon)\b", re.I)
-_TIMEZONE = re.compile(r"(?:UTC|GMT)(?:[+-]\d{1,2}(?::?\d{2})?)?|[A-Z]{2,4}T|[A-Z][a-z]+/[A-Z][A-Za-z_]+")
+_TIMEZONE = re.compile(timewords.TIMEZONE)
 _SCENE_MARKS = frozenset("when whenever while before after until once".split())
 _HEDGES = frozenset("maybe perhaps possibly probably someday eventually hopefully".split())
 _FILLERS = frozenset(
