@@ -56,10 +56,11 @@ def _complete(messages: list[dict[str, str]], *, temperature: float, max_tokens:
     return content.strip() + (CUT_OFF_NOTE if finish_reason == "length" else "")
 
 
-def generate_reply(messages: list[dict[str, str]], recalled: Sequence) -> str:
-    """The assistant's answer to the request. Raises ModelUnavailable on any model failure."""
+def generate_reply(messages: list[dict[str, str]], recalled: Sequence, *, memory_off: str = "") -> str:
+    """The assistant's answer to the request. Raises ModelUnavailable on any model failure.
+    `memory_off`: why no memory was read (MEMORY_OFF), which the offline answer says."""
     if not settings.LLM_ENABLED:
-        return offline_reply(recalled)
+        return offline_reply(recalled, memory_off=memory_off)
     return _complete(messages, temperature=0.3, max_tokens=settings.CHAT_REPLY_MAX_TOKENS)
 
 
@@ -159,16 +160,25 @@ class ReplyStream:
         self._stopped.set()
 
 
-def reply_stream(messages: list[dict[str, str]], recalled: Sequence) -> ReplyStream:
+def reply_stream(messages: list[dict[str, str]], recalled: Sequence, *, memory_off: str = "") -> ReplyStream:
     """The assistant's answer to the request, as it is written."""
     if not settings.LLM_ENABLED:
-        return ReplyStream.of_text(offline_reply(recalled))
+        return ReplyStream.of_text(offline_reply(recalled, memory_off=memory_off))
     return ReplyStream.from_model(messages)
 
 
-def offline_reply(recalled: Sequence) -> str:
+# Why a reply was given no memory at all, in the offline answer's words.
+MEMORY_OFF = {
+    "paused": "Memory is paused: nothing remembered was used, and nothing you say is remembered.",
+    "temporary": "This is a temporary chat: nothing remembered was used, and nothing you say here is remembered.",
+}
+
+
+def offline_reply(recalled: Sequence, *, memory_off: str = "") -> str:
     lines = ["Offline mode: no language model is configured, so this is not a real answer."]
-    if recalled and recalled[0].profile:
+    if memory_off:
+        lines.append(MEMORY_OFF[memory_off])
+    elif recalled and recalled[0].profile:
         lines.append("Here is everything I remember about you:")
         for label, items in grouped(recalled, key=lambda item: item.memory.text):
             lines.append(f"{label}:")

@@ -160,9 +160,16 @@ class ReplyOutcome:
     error: str | None = None
 
 
-def _read_safely(user: User, conversation: Conversation, probe: str) -> TurnRead | None:
+def _memory_off(user: User, conversation: Conversation) -> str:
+    """Why a reply in this conversation reads no memory ("temporary", "paused"), or ""."""
+    if conversation.temporary:
+        return "temporary"
+    return "paused" if memory_paused(user=user) else ""
+
+
+def _read_safely(user: User, probe: str, *, memory_off: str) -> TurnRead | None:
     """The memories for a reply; none in a temporary chat or while memory is paused."""
-    if conversation.temporary or memory_paused(user=user):
+    if memory_off:
         return None
     try:
         # The probe is embedded, maybe by an endpoint elsewhere: a secret value never goes there.
@@ -299,11 +306,12 @@ def chat_reply(*, user: User, user_turn: Turn) -> ReplyOutcome:
     if existing is not None:
         return ReplyOutcome(user_turn=user_turn, reply=existing)
     conversation = get_object_or_404(Conversation, pk=user_turn.conversation_id, user=user)
-    read = _read_safely(user, conversation, user_turn.content)
+    memory_off = _memory_off(user, conversation)
+    read = _read_safely(user, user_turn.content, memory_off=memory_off)
     outcome = ReplyOutcome(user_turn=user_turn, recalled=read.recalled if read else [])
     try:
         request = summary_fold(build_request(conversation=conversation, user_turn=user_turn, recalled=outcome.recalled))
-        text = assistant.generate_reply(request.messages, outcome.recalled)
+        text = assistant.generate_reply(request.messages, outcome.recalled, memory_off=memory_off)
     except ModelUnavailable as exc:
         outcome.error = str(exc)
         return _reply_settled(user=user, outcome=outcome)
@@ -351,7 +359,8 @@ def chat_reply_stream(
     conversation = get_object_or_404(Conversation, pk=user_turn.conversation_id, user=user)
     Turn.objects.filter(pk=user_turn.pk, user=user).update(reply_stop_requested_at=None)
     yield ReplyProgress(status="Recalling memories")
-    read = _read_safely(user, conversation, user_turn.content)
+    memory_off = _memory_off(user, conversation)
+    read = _read_safely(user, user_turn.content, memory_off=memory_off)
     outcome = ReplyOutcome(user_turn=user_turn, recalled=read.recalled if read else [])
     parts: list[str] = []
     stream = None
@@ -361,7 +370,7 @@ def chat_reply_stream(
             yield ReplyProgress(status="Summarising earlier turns")
             request = summary_fold(request)
         yield ReplyProgress(status="Waiting for the model")
-        stream = assistant.reply_stream(request.messages, outcome.recalled)
+        stream = assistant.reply_stream(request.messages, outcome.recalled, memory_off=memory_off)
         stopped = yield from _streamed(stream, user=user, user_turn=user_turn, poll=poll, parts=parts)
     except ModelUnavailable as exc:
         outcome.error = str(exc)

@@ -33,6 +33,7 @@ def test_while_paused_nothing_is_read_and_nothing_said_is_ever_written(alice, li
     memory_pause_set(user=alice, paused=True)
     turn, outcome = _say(alice, conversation, "Where do I live? Also, I work as a carpenter.")
     assert outcome.recalled == [] and not MemoryRecall.objects.filter(user=alice).exists()
+    assert "Memory is paused" in outcome.reply.content  # the offline answer says why it has no memory
     assert Turn.objects.get(pk=turn.pk).memory_state == Turn.MemoryState.PAUSED
     assert list(Memory.objects.filter(user=alice).values_list("text", flat=True)) == [lisbon.text]
 
@@ -54,7 +55,7 @@ def test_pausing_is_one_users_switch(alice, bob, lisbon):
 def test_a_temporary_chat_reads_nothing_and_writes_nothing(alice, lisbon):
     conversation = conversation_create(user=alice, temporary=True)
     turn, outcome = _say(alice, conversation, "Where do I live? By the way, I have a dog named Rex.")
-    assert outcome.recalled == [] and outcome.reply is not None
+    assert outcome.recalled == [] and "This is a temporary chat" in outcome.reply.content
     assert Turn.objects.get(pk=turn.pk).memory_state == Turn.MemoryState.TEMPORARY
     assert Memory.objects.filter(user=alice).count() == 1
     # An ordinary conversation of the same user still reads and writes.
