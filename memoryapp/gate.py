@@ -43,15 +43,13 @@ from memoryapp.orders import orders_problem
 from memoryapp.wording import INSTRUCTION, as_said
 
 # The clauses of a turn are gate sources too, so a true fact stated in one clause of a
-# long message is not diluted away by the rest of it (measured: "The user works at Acme."
-# scores 0.27 against a three-clause turn and 0.58 against its own clause, while an
-# invented fact stays under 0.21 against every clause). Bounded to keep the batch small.
+# long message is not diluted away by the rest of it, while an invented fact stays low against
+# every clause (measured: docs/quality/2026-12-06-constants.md). Bounded to keep the batch small.
 _MAX_GATE_CLAUSES = 15
 
-# The first-person form shares the turn's wording whether or not the fact is true ("I am a
-# board-certified cardiologist" scores 0.54 against "I work as a nurse at St Thomas' Hospital"),
-# so it must clear the gate by this much more. On the suite, every margin from 0.10 to 0.35
-# keeps all 60 invented facts out and gains the same true ones; this is the middle.
+# The first-person form shares the turn's wording whether or not the fact is true, so it must
+# clear the gate by this much more: the middle of the margins that, on the suite, keep every
+# invented fact out and gain the same true ones (measured: docs/quality/2026-12-06-constants.md).
 FIRST_PERSON_MARGIN = 0.22
 
 

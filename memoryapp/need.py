@@ -45,9 +45,8 @@ _OPENERS = frozenset(
 )
 
 # "What do you know about me?": a turn that asks for the user's whole profile, in any language
-# the encoder knows. Measured with use-multilingual-v3: the request in 15 languages scores
-# 0.65-0.93 against the nearest of these, and "What do you know about black holes?", "Tell me
-# about yourself." or "What is my job?" 0.32-0.55.
+# the encoder knows: the request in other languages scores well above other questions against
+# the nearest of these (measured: docs/quality/2026-12-06-constants.md).
 PROFILE_REQUESTS = (
     "What do you know about me?",
     "What do you remember about me?",

@@ -45,7 +45,7 @@ class Recalled:
 
 _NEAREST_COLUMNS = ", ".join(f"m.{f.column}" for f in Memory._meta.concrete_fields if f.name != "embedding")
 # Written out rather than built by the ORM: recall runs on every turn, and compiling the
-# equivalent queryset cost more than the database's own work (1.7 ms against 0.8 ms measured).
+# equivalent queryset cost more than the database's own work (measured: docs/quality/2026-12-06-constants.md).
 # `live`: the user's live memories of one embedding model, each with its distances to a vector:
 # by its own words (its text, or the fact asked as a question, counted `question_offset` further
 # off: memoryapp.keys), by the nearest need of its kind, counted `key_offset` further off (a key

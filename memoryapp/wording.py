@@ -14,12 +14,12 @@ from memoryapp import grammar
 
 # A standing instruction is stored as a fact about the user ("The user wants the assistant to
 # keep its answers short.") but said as an imperative ("Please keep your answers short from now
-# on."), and the rewording alone costs it the gate (0.17). It is also compared as said.
+# on."), and the rewording alone costs it the gate (docs/quality/2026-12-06-constants.md). It is also compared as said.
 INSTRUCTION = re.compile(r"^the user wants the assistant (not )?to (.+?)\.?$", re.I)
 
 
-# Any other fact is compared in the first person too: "The user is 40 years old." scores 0.38
-# against "I'm 40 years old." and "I am 40 years old." scores far higher.
+# Any other fact is compared in the first person too: "I am 40 years old." is far closer to
+# "I'm 40 years old." than "The user is 40 years old." is (docs/quality/2026-12-06-constants.md).
 _USER_VERB = re.compile(
     r"^the user ((?:(?:always|never|often|usually|also|still|really|only|sometimes|mostly|rarely) )?)"
     r"(\w+n't|\w+)\b(.*)$",
