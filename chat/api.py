@@ -241,8 +241,7 @@ class TurnReplyApi(APIView):
         },
     )
     def post(self, request: SignedInApiRequest, public_id: str, seq: int) -> Response:
-        conversation = conversation_get(user=request.user, public_id=public_id)
-        user_turn = user_turn_get(user=request.user, conversation=conversation, seq=seq)
+        conversation, user_turn = user_turn_get(user=request.user, public_id=public_id, seq=seq)
         return _reply_or_outage(request, conversation, user_turn, status.HTTP_200_OK)
 
 
@@ -264,8 +263,7 @@ class TurnRedactApi(APIView):
         },
     )
     def post(self, request: SignedInApiRequest, public_id: str, seq: int) -> Response:
-        conversation = conversation_get(user=request.user, public_id=public_id)
-        user_turn = user_turn_get(user=request.user, conversation=conversation, seq=seq)
+        conversation, user_turn = user_turn_get(user=request.user, public_id=public_id, seq=seq)
         removed = turn_redact(user=request.user, turn=user_turn)
         (view,) = turn_views(user=request.user, turns=[user_turn])
         return Response(self.OutputSerializer({"removed": removed, "turn": view}).data)

@@ -10,9 +10,9 @@ from collections.abc import Iterator, Sequence
 
 from django.conf import settings
 
+from chat.prompting import model_text
 from core.llm import ModelUnavailable, as_messages, endpoint_errors, explain, openai_client
 from memoryapp.selectors import grouped
-from memoryapp.sensitive import redact
 
 logger = logging.getLogger(__name__)
 
@@ -200,7 +200,7 @@ def extractive_summary(previous: str, turns: Sequence) -> str:
     """A deterministic summary: the first sentence of each folded turn, newest kept."""
     lines = [previous] if previous else []
     for turn in turns:
-        text = " ".join(redact(turn.content)[0].split())
+        text = " ".join(model_text(turn).split())
         match = _FIRST_SENTENCE.match(text)
         sentence = (match.group(1) if match else text)[:200]
         lines.append(f"{'User' if turn.role == 'user' else 'Assistant'}: {sentence}")
@@ -216,7 +216,7 @@ def summarise(previous: str, turns: Sequence) -> str:
     """Fold turns into the head summary: by the model when there is one, else extractively."""
     if not settings.LLM_ENABLED:
         return extractive_summary(previous, turns)
-    transcript = "\n".join(f"{turn.role}: {redact(turn.content)[0]}" for turn in turns)
+    transcript = "\n".join(f"{turn.role}: {model_text(turn)}" for turn in turns)
     messages = [
         {"role": "system", "content": SUMMARY_PROMPT},
         {"role": "user", "content": f"Summary so far:\n{previous or '(none)'}\n\nNew turns:\n{transcript}"},

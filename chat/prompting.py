@@ -102,6 +102,16 @@ def fit_window(*, turns: Sequence[Turn], fixed_tokens: int, budget: int, max_tur
     return Window(recent=recent, overflow=list(turns[:cut]))
 
 
+def model_text(turn: Turn) -> str:
+    """A turn's words as a model may read them. A user turn that carries a secret value (a
+    password, key, card, bank or id number) is WITHHELD when it is stored, and its values are
+    replaced by markers that name their kind, so no reply can repeat them; every other turn is
+    read as it is, with no scan on each reply."""
+    if turn.memory_state == Turn.MemoryState.WITHHELD:
+        return redact(turn.content)[0]
+    return turn.content
+
+
 def build_messages(*, summary: str, note: str, recent: Sequence[Turn]) -> list[dict[str, str]]:
     """`summary` is the head summary and `note` the memory note; either may be empty."""
     messages = [{"role": "system", "content": SYSTEM_PROMPT}]
@@ -109,9 +119,7 @@ def build_messages(*, summary: str, note: str, recent: Sequence[Turn]) -> list[d
         messages.append({"role": "system", "content": f"{SUMMARY_HEADER}\n{summary}"})
     if note:
         messages.append({"role": "system", "content": note})
-    # A secret value (a password, key, card, bank or id number) never reaches the model, so no
-    # reply can repeat it: it is replaced by a marker that names its kind.
-    messages.extend({"role": turn.role, "content": redact(turn.content)[0]} for turn in recent)
+    messages.extend({"role": turn.role, "content": model_text(turn)} for turn in recent)
     return messages
 
 

@@ -37,8 +37,11 @@ def conversation_list(*, user: User):
     return _conversations(user).order_by("-updated_at", "-id")
 
 
-def user_turn_get(*, user: User, conversation: Conversation, seq: int) -> Turn:
-    return get_object_or_404(Turn, conversation=conversation, user=user, seq=seq, role=Turn.Role.USER)
+def user_turn_get(*, user: User, public_id: str, seq: int) -> tuple[Conversation, Turn]:
+    """The user's conversation and its user turn `seq`, or 404 for either."""
+    conversation = conversation_get(user=user, public_id=public_id)
+    turn = get_object_or_404(Turn, conversation=conversation, user=user, seq=seq, role=Turn.Role.USER)
+    return conversation, turn
 
 
 @dataclass

@@ -167,13 +167,13 @@ def _memory_off(user: User, conversation: Conversation) -> str:
     return "paused" if memory_paused(user=user) else ""
 
 
-def _read_safely(user: User, probe: str, *, memory_off: str) -> TurnRead | None:
-    """The memories for a reply; none in a temporary chat or while memory is paused."""
+def _read_safely(user: User, user_turn: Turn, *, memory_off: str) -> TurnRead | None:
+    """The memories for a reply; none in a temporary chat or while memory is paused. The probe
+    is the turn as a model may read it: it is embedded, maybe by an endpoint elsewhere."""
     if memory_off:
         return None
     try:
-        # The probe is embedded, maybe by an endpoint elsewhere: a secret value never goes there.
-        return read_turn(user, redact(probe)[0])
+        return read_turn(user, prompting.model_text(user_turn))
     except ModelUnavailable:
         # Memory helps the answer; its absence must not cost the user their reply.
         logger.warning("recall failed; answering without memories")
@@ -307,7 +307,7 @@ def chat_reply(*, user: User, user_turn: Turn) -> ReplyOutcome:
         return ReplyOutcome(user_turn=user_turn, reply=existing)
     conversation = get_object_or_404(Conversation, pk=user_turn.conversation_id, user=user)
     memory_off = _memory_off(user, conversation)
-    read = _read_safely(user, user_turn.content, memory_off=memory_off)
+    read = _read_safely(user, user_turn, memory_off=memory_off)
     outcome = ReplyOutcome(user_turn=user_turn, recalled=read.recalled if read else [])
     try:
         request = summary_fold(build_request(conversation=conversation, user_turn=user_turn, recalled=outcome.recalled))
@@ -360,7 +360,7 @@ def chat_reply_stream(
     Turn.objects.filter(pk=user_turn.pk, user=user).update(reply_stop_requested_at=None)
     yield ReplyProgress(status="Recalling memories")
     memory_off = _memory_off(user, conversation)
-    read = _read_safely(user, user_turn.content, memory_off=memory_off)
+    read = _read_safely(user, user_turn, memory_off=memory_off)
     outcome = ReplyOutcome(user_turn=user_turn, recalled=read.recalled if read else [])
     parts: list[str] = []
     stream = None

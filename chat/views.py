@@ -235,8 +235,7 @@ def turn_reply(request: SignedInRequest, public_id: str, seq: int) -> HttpRespon
     """The assistant's reply to one user turn (made once; asking again returns the same one).
     From the page's Retry button, with `stream`, it answers with the placeholder that streams
     the reply (`turn_reply_stream`) instead of making it here."""
-    conversation = conversation_get(user=request.user, public_id=public_id)
-    user_turn = user_turn_get(user=request.user, conversation=conversation, seq=seq)
+    conversation, user_turn = user_turn_get(user=request.user, public_id=public_id, seq=seq)
     if request.htmx and request.POST.get("stream"):
         (view,) = turn_views(user=request.user, turns=[user_turn])
         return render(request, f"{DETAIL}#pending", {"conversation": conversation, "tv": view})
@@ -267,8 +266,7 @@ def turn_reply_stream(request: SignedInRequest, public_id: str, seq: int) -> Str
     `status` (what it waits for), `text` (the next piece), a comment line as a heartbeat, and
     last `done` with the finished turn's HTML (the reply with its memories, or the error and
     Retry). Made once per turn, like `turn_reply`: a turn already answered gets `done` at once."""
-    conversation = conversation_get(user=request.user, public_id=public_id)
-    user_turn = user_turn_get(user=request.user, conversation=conversation, seq=seq)
+    conversation, user_turn = user_turn_get(user=request.user, public_id=public_id, seq=seq)
 
     def events() -> Iterator[str]:
         # Closed with the response: a reader gone mid-reply stops the reply at once.
@@ -288,8 +286,7 @@ def turn_reply_stream(request: SignedInRequest, public_id: str, seq: int) -> Str
 @require_POST
 def turn_reply_stop(request: SignedInRequest, public_id: str, seq: int) -> HttpResponse:
     """Stop the reply being written to a user turn; it keeps what it has written."""
-    conversation = conversation_get(user=request.user, public_id=public_id)
-    user_turn = user_turn_get(user=request.user, conversation=conversation, seq=seq)
+    conversation, user_turn = user_turn_get(user=request.user, public_id=public_id, seq=seq)
     reply_stop_request(user=request.user, user_turn=user_turn)
     if not request.htmx:
         return redirect(_turn_url(conversation, seq))
@@ -300,8 +297,7 @@ def turn_reply_stop(request: SignedInRequest, public_id: str, seq: int) -> HttpR
 @require_POST
 def turn_redact_view(request: SignedInRequest, public_id: str, seq: int) -> HttpResponse:
     """Remove the secret values from a user turn (and its reply) for good, then back to the turn."""
-    conversation = conversation_get(user=request.user, public_id=public_id)
-    user_turn = user_turn_get(user=request.user, conversation=conversation, seq=seq)
+    conversation, user_turn = user_turn_get(user=request.user, public_id=public_id, seq=seq)
     count = turn_redact(user=request.user, turn=user_turn)
     if count:
         messages.success(request, f"Removed {count} secret value{'s' if count != 1 else ''} from your message.")
@@ -314,8 +310,7 @@ def turn_redact_view(request: SignedInRequest, public_id: str, seq: int) -> Http
 @require_http_methods(["GET", "POST"])
 def turn_memory(request: SignedInRequest, public_id: str, seq: int) -> HttpResponse:
     """What a user turn did to memory; POST retries a failed memory write."""
-    conversation = conversation_get(user=request.user, public_id=public_id)
-    user_turn = user_turn_get(user=request.user, conversation=conversation, seq=seq)
+    conversation, user_turn = user_turn_get(user=request.user, public_id=public_id, seq=seq)
     if request.method == "POST":
         memory_write_enqueue(user=request.user, turn=user_turn, retry=True)
         user_turn.memory_state = turn_memory_state(user=request.user, turn=user_turn)

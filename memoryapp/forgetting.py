@@ -29,6 +29,7 @@ class Language:
     nothing: tuple[str, ...] = ()  # "it", "this": names nothing
     negation: tuple[str, ...] = ()  # right after the verb, it turns "forget" into "don't forget"
     verb_last: bool = False
+    spaced: bool = True  # words end at a space (not in Chinese: "忘记我是护士")
 
 
 LANGUAGES = {
@@ -90,7 +91,7 @@ LANGUAGES = {
         that=("что", "о том, что", "про"),
         nothing=("это", "об этом"),
     ),
-    "zh": Language(forget=("忘记", "忘掉", "删掉关于"), please=("请",), nothing=("吧", "这个", "这些")),
+    "zh": Language(forget=("忘记", "忘掉", "删掉关于"), please=("请",), nothing=("吧", "这个", "这些"), spaced=False),
     "ja": Language(forget=("忘れて", "忘れてください", "忘れてくれ"), that=("ことを", "を"), verb_last=True),
     "ko": Language(
         forget=("잊어", "잊어줘", "잊어 줘", "잊어주세요", "잊어 주세요"),
@@ -113,8 +114,8 @@ def _compile(language: Language) -> re.Pattern:
     forget = _alternatives(language.forget)
     if language.verb_last:
         return re.compile(rf"^\s*(?P<rest>.+?)\s*(?:{forget})\s*{please}$", re.I)
-    # The verb ends at a word's end ("olvida", not "olvidaba"); a CJK verb has no spaces to end at.
-    end = "" if all(re.fullmatch(r"[^\w\s]*[\u3000-\u9fff\uac00-\ud7af]+", w) for w in language.forget) else r"\b"
+    # The verb ends at a word's end ("olvida", not "olvidaba"), where words have ends to find.
+    end = r"\b" if language.spaced else ""
     return re.compile(rf"^\s*{please}(?P<verb>{forget}){end}[\s,:，]*(?P<rest>.*)$", re.I)
 
 

@@ -13,7 +13,7 @@ refusing: a missed memory can be said again, a stored password cannot be unsaid.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import NamedTuple
 
 # What the value is called, in English, Spanish, French, German, Italian, Portuguese, Dutch,
@@ -104,26 +104,25 @@ def _labelled_kind(word: str) -> str:
     return "credential"
 
 
-def _finds(text: str) -> list[Secret]:
+def _finds(text: str) -> Iterator[Secret]:
     """Every secret value in the text, overlapping or not, the surest kinds first: tokens and keys
     by their shape, then values named by their label ("my PIN is 4921"), cards that pass Luhn,
-    IBANs that pass mod 97, then government ids by their shape."""
-    found: list[Secret] = [Secret("key", m.start(), m.end()) for m in _TOKENS.finditer(text)]
+    IBANs that pass mod 97, then government ids by their shape. Lazily: the first answers
+    `secret_kind`."""
+    yield from (Secret("key", m.start(), m.end()) for m in _TOKENS.finditer(text))
     for pattern in (_LABELLED, _CREDENTIAL_CJK):
         for m in pattern.finditer(text):
             # A value at the end of a sentence does not take the sentence's full stop with it.
             value = m.group("value").rstrip(".,;:!?)")
             if len(value) >= 3:
-                kind = _labelled_kind(m.group(0).lower())
-                found.append(Secret(kind, m.start("value"), m.start("value") + len(value)))
+                yield Secret(_labelled_kind(m.group(0).lower()), m.start("value"), m.start("value") + len(value))
     for m in _CARD.finditer(text):
         digits = re.sub(r"\D", "", m.group(0))
         if 13 <= len(digits) <= 19 and _luhn(digits):
-            found.append(Secret("card", m.start(), m.end()))
-    found += [Secret("bank account", m.start(), m.end()) for m in _IBAN.finditer(text) if _iban_valid(m.group(0))]
+            yield Secret("card", m.start(), m.end())
+    yield from (Secret("bank account", m.start(), m.end()) for m in _IBAN.finditer(text) if _iban_valid(m.group(0)))
     for pattern in (_SSN, _NI_NUMBER, _CPF, _AADHAAR, _CODICE_FISCALE):
-        found += [Secret("government id", m.start(), m.end()) for m in pattern.finditer(text)]
-    return found
+        yield from (Secret("government id", m.start(), m.end()) for m in pattern.finditer(text))
 
 
 def secrets_in(text: str) -> list[Secret]:
@@ -139,8 +138,8 @@ def secrets_in(text: str) -> list[Secret]:
 def secret_kind(text: str) -> str | None:
     """The kind of secret value the text carries ("credential", "key", "card", "bank account",
     "government id"), or None: the surest kind found."""
-    found = _finds(text)
-    return found[0].kind if found else None
+    first = next(_finds(text), None)
+    return first.kind if first else None
 
 
 # What a removed value is replaced with, by kind: the sentence still reads, the value is gone.
