@@ -35,7 +35,7 @@ from bench.synthetic import (
 )
 from memoryapp import grammar
 from memoryapp.embeddings import get_embedder
-from memoryapp.selectors import memory_nearest, read_turn, recall
+from memoryapp.read.recall import memory_nearest, read_turn, recall
 from memoryapp.thresholds import key_offset, question_offset
 
 _VECTOR_LITERAL = re.compile(r"'\[[-0-9.,e+ ]+\]'")
@@ -161,7 +161,7 @@ def measure_recall(
         recall_times.append(time.perf_counter() - start)
         exact_recall += [position_of(r.memory.text) for r in got] == probe.truth
 
-    # A chat turn's whole read path (memoryapp.selectors.read_turn): the embedding, the standing
+    # A chat turn's whole read path (memoryapp.read.recall.read_turn): the embedding, the standing
     # instructions, the profile check, the need decision (the parse uncached here, as in a worker
     # that did not write the turn), then the scored top-k and the floors.
     turn_times = []

@@ -21,7 +21,7 @@ from django.contrib.auth import get_user_model
 from django.test.utils import override_settings
 from tqdm import tqdm
 
-import memoryapp.services
+import memoryapp.write.pipeline
 from bench.extractor import FIXED_EXTRACTOR, TURNS
 from bench.synthetic import percentiles
 from bench.timing import Buckets, stopwatch
@@ -30,7 +30,7 @@ from chat.services import conversation_create, turn_append
 from memoryapp import grammar
 from memoryapp.embeddings import get_embedder
 from memoryapp.models import Memory
-from memoryapp.services import remember
+from memoryapp.write import remember
 
 
 @dataclass
@@ -94,14 +94,14 @@ def measure_writes(*, users: int, progress: bool = True, extractor: str = FIXED_
     buckets = Buckets()
     with (
         override_settings(MEMORY_EXTRACTOR=extractor),
-        stopwatch(memoryapp.services, "extract_facts", buckets, "extract"),
+        stopwatch(memoryapp.write.pipeline, "extract_facts", buckets, "extract"),
         stopwatch(get_embedder(), "embed", buckets, "embed"),
     ):
         for user, turn in tqdm(turns, desc="write: remember", unit="turn", disable=not progress, leave=False):
             # Every writer says the same turns: without this the parser would be timed only once.
             forget_parses()
             start = time.perf_counter()
-            facts += remember(user, turn)
+            facts += remember(user, turn).stored
             samples.append(time.perf_counter() - start)
     # A restatement in other words refreshes an existing memory, so rows added <= facts written.
     rows_added = Memory.objects.count() - before

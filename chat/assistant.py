@@ -12,7 +12,7 @@ from django.conf import settings
 
 from chat.prompting import model_text
 from core.llm import ModelUnavailable, as_messages, endpoint_errors, explain, openai_client
-from memoryapp.selectors import grouped
+from memoryapp.read.recall import grouped
 
 logger = logging.getLogger(__name__)
 

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from chat.models import Turn
-from memoryapp.selectors import grouped
+from memoryapp.read.recall import grouped
 from memoryapp.sensitive import redact
 
 SYSTEM_PROMPT = (
@@ -61,7 +61,7 @@ PROFILE_NOTE_HEADER = (
 def memory_note(recalled: Sequence) -> str:
     """The recalled memories for the request: facts by similarity (or, when the user asked what
     is remembered about them, the whole profile by kind), then the user's standing instructions
-    (memoryapp.selectors.memory_standing), which go with every reply."""
+    (memoryapp.read.recall.memory_standing), which go with every reply."""
     facts = [item for item in recalled if not item.standing]
     standing = [item for item in recalled if item.standing]
     lines = []

@@ -24,10 +24,11 @@ from chat.tasks import enqueue_write, remember_turn
 from core.llm import ModelUnavailable
 from core.ratelimit import forget_account
 from core.sessions import sign_out_everywhere
-from memoryapp.extraction import declined
-from memoryapp.selectors import Recalled, TurnRead, memory_paused, read_turn
+from memoryapp.read.recall import Recalled, TurnRead, read_turn
+from memoryapp.selectors import memory_paused
 from memoryapp.sensitive import redact, secret_values
 from memoryapp.services import memory_admin_log_erase, memory_detach_conversation, memory_forget_asked, recall_log
+from memoryapp.write.extract import declined
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User

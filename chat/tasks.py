@@ -20,8 +20,7 @@ from django.utils import timezone
 from chat.models import Turn
 from core.llm import ModelUnavailable
 from memoryapp.embeddings import get_embedder
-from memoryapp.extraction import declined
-from memoryapp.services import remember
+from memoryapp.write import remember
 
 logger = logging.getLogger(__name__)
 
@@ -98,7 +97,7 @@ def remember_turn(
             Turn.objects.filter(pk=turn_id, user=user).update(memory_state=Turn.MemoryState.FAILED)
         return 0
     state = {"secret": Turn.MemoryState.WITHHELD, "forget": Turn.MemoryState.FORGET}.get(
-        declined(turn.content) or "", Turn.MemoryState.DONE
+        written.declined, Turn.MemoryState.DONE
     )
     Turn.objects.filter(pk=turn_id, user=user).update(memory_state=state)
-    return written
+    return written.stored

@@ -28,8 +28,8 @@ from core.llm import ModelUnavailable
 from eval.quality import USERNAME_PREFIX
 from memoryapp.embeddings import get_embedder
 from memoryapp.models import Memory, MemoryEvidence
-from memoryapp.selectors import nearest_for_turn
-from memoryapp.services import remember
+from memoryapp.read.recall import nearest_for_turn
+from memoryapp.write import remember
 
 LOCOMO_CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 LOCOMO_KS = (5, 10, 50)
@@ -197,7 +197,7 @@ def run_locomo(path: Path | str, *, samples: int | None = None, progress: bool =
                     Turn.objects.filter(pk=turn.pk, user=users[speaker]).update(created_at=when)
                     turn.created_at = when
                 try:
-                    report.turns_that_wrote += remember(users[speaker], turn) > 0
+                    report.turns_that_wrote += remember(users[speaker], turn).stored > 0
                 except ModelUnavailable:
                     # The product marks such a turn for retry; the evaluation counts it and goes on.
                     report.extraction_failures += 1

@@ -1,4 +1,4 @@
-"""Fit the embedding-based memory-need decision (memoryapp/need.py) on the labelled suite.
+"""Fit the embedding-based memory-need decision (memoryapp/read/need.py) on the labelled suite.
 
 Examples: every suite probe, labelled by whether it expects a memory, and every suite turn and
 probe the English parser decides, labelled by its decision. A logistic regression with L2
@@ -16,8 +16,8 @@ from pathlib import Path
 import numpy as np
 
 from eval.suite import Suite
-from memoryapp import need
 from memoryapp.embeddings import Embedder
+from memoryapp.read import need
 
 PENALTY = 0.01
 STEPS = 3000

@@ -20,14 +20,14 @@ from chat.services import conversation_create, turn_append
 from core.llm import ModelUnavailable
 from eval.suite import Suite, SuiteTurn, SuiteUser
 from memoryapp.embeddings import get_embedder
-from memoryapp.extraction import english_reading
-from memoryapp.gate import GatedFact, gate_facts
 from memoryapp.models import Memory, MemoryEvidence
-from memoryapp.need import NOT_NEEDED, turn_need
-from memoryapp.selectors import recall, recall_for_turn
-from memoryapp.services import remember
-from memoryapp.store import store_facts
+from memoryapp.read.need import NOT_NEEDED, turn_need
+from memoryapp.read.recall import recall, recall_for_turn
 from memoryapp.thresholds import recall_floor, recall_gap, sensitive_floor, write_gate
+from memoryapp.write import remember
+from memoryapp.write.extract import english_reading
+from memoryapp.write.gate import GatedFact, gate_facts
+from memoryapp.write.store import store_facts
 
 USERNAME_PREFIX = "eval-"
 SAID_AT = datetime(2024, 6, 3, 10, 0, tzinfo=UTC)  # a Monday: when the labelled turns are said

@@ -18,17 +18,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-RELATIONS = (
-    "colleague", "coworker", "co-worker", "friend", "boss", "manager", "lead", "ceo", "cto", "founder",
-    "son", "daughter", "kid", "child", "baby", "brother", "sister", "sibling", "mother", "mom", "mum",
-    "father", "dad", "parent", "wife", "husband", "partner", "spouse", "fiancé", "fiancée", "fiance",
-    "boyfriend", "girlfriend", "neighbor", "neighbour", "roommate", "flatmate", "housemate", "teacher",
-    "doctor", "dentist", "therapist", "cousin", "aunt", "uncle", "niece", "nephew", "grandmother",
-    "grandfather", "grandma", "grandpa", "grandson", "granddaughter", "client", "customer", "landlord",
-    "mentor", "student", "classmate", "teammate", "assistant", "ex", "in-law", "family", "team",
-    "accountant", "lawyer", "coach", "trainer", "tutor", "nanny", "babysitter", "chef", "barber",
-    "hairdresser", "mechanic", "vet", "supervisor", "professor", "twin", "children",
-)  # fmt: skip
+from memoryapp.lexicon import ordered
+
+RELATIONS = ordered("relations")
 _RELATION_WORDS = "|".join(re.escape(r) for r in RELATIONS)
 _RELATION = rf"(?:{_RELATION_WORDS})(?:s|es)?"
 _FILLER = (

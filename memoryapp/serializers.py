@@ -90,7 +90,7 @@ class MemoryTraceSerializer(serializers.Serializer):
 
 
 class MemorySearchHitSerializer(serializers.Serializer):
-    """A memory found by meaning (a `memoryapp.selectors.Recalled`)."""
+    """A memory found by meaning (a `memoryapp.read.recall.Recalled`)."""
 
     id = serializers.IntegerField(source="memory.pk")
     text = serializers.CharField(source="memory.text")

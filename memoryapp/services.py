@@ -1,4 +1,5 @@
-"""Writes to the durable memory tier. `remember` is the write path."""
+"""What users and staff do to the durable memory tier: add, correct, delete, restore, forget in
+chat, pause, and the retention that purges. The write path of a chat turn is memoryapp.write."""
 
 from __future__ import annotations
 
@@ -21,67 +22,19 @@ from pgvector import Vector
 from chat.models import Turn
 from memoryapp import grammar, sensitive
 from memoryapp.embeddings import Embedder, get_embedder
-from memoryapp.extraction import clean_fact, declined, english_reading, extract_facts
 from memoryapp.forgetting import forget_request
-from memoryapp.gate import gate_facts
 from memoryapp.hashing import content_hash
 from memoryapp.keys import category_of, keys_of
 from memoryapp.models import Memory, MemoryEvent, MemoryEvidence, MemoryRecall, MemorySettings
 from memoryapp.orders import obeyed, orders_problem
 from memoryapp.slots import slot_of
-from memoryapp.store import store_facts, supersede, write_keys
+from memoryapp.write.extract import clean_fact
+from memoryapp.write.store import supersede, write_keys
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
 
 logger = logging.getLogger(__name__)
-
-
-def remember(user: User, turn: Turn, *, turn_vector: np.ndarray | None = None) -> int:
-    """Extract, gate, embed and upsert the durable facts in one user turn. `turn_vector` is the
-    turn's embedding by the configured model, when the read path of the chat turn made it.
-
-    Returns how many facts were written or refreshed; small talk writes nothing.
-    - Facts come only from the user's own turns, at most two per turn; a turn that carries a
-      secret (memoryapp.sensitive) or asks to forget writes nothing (see `declined`).
-    - The gate runs before anything is stored, so an invented fact never reaches the table.
-    - Turn, facts and gate sources are embedded in one batched call.
-    - The upsert keys on (user, content_hash) among live rows: a restatement refreshes
-      `last_seen` and the embedding instead of adding a twin, and is recorded as evidence.
-    - A fact that says an existing memory in other words (similarity at or above the model's
-      paraphrase threshold, same numbers, same polarity) is a restatement of it, not a twin.
-    - A fact that fills a single-valued slot (home, name, timezone, ...) retires the user's
-      older fact in that slot, recorded as superseded: the latest statement wins.
-    - Everything for one turn commits together or not at all; re-running it for the same
-      turn is safe (evidence is unique per memory and turn, so nothing is counted twice).
-    Raises ModelUnavailable when the extraction or embedding endpoint fails.
-    """
-    if turn.user_id != user.pk:
-        raise PermissionError("remember() was given a turn that belongs to another user")
-    if turn.role != Turn.Role.USER or not turn.content.strip():
-        return 0
-    reason = declined(turn.content)
-    if reason:
-        # Not even sent to an extractor: a turn that carries a secret, or that asks to forget,
-        # writes and refreshes nothing.
-        logger.info("turn %s declined (%s); nothing from it is remembered", turn.pk, reason)
-        return 0
-
-    reading = english_reading(turn.content)
-    facts = extract_facts(turn.content, said=turn.created_at.date(), reading=reading)
-    if not facts:
-        return 0
-    model_name, kept, rejected = gate_facts(
-        turn.content, facts, content_vector=turn_vector, reading=reading, said_on=turn.created_at.date()
-    )
-    for fact in rejected:
-        logger.debug(
-            "write gate rejected a fact from turn %s: %s (similarity %.3f)",
-            turn.pk,
-            fact.rejected_because,
-            fact.similarity,
-        )
-    return store_facts(user, turn, kept, model_name=model_name)
 
 
 class MemoryConflict(Exception):
@@ -132,7 +85,7 @@ def memory_forget_asked(*, user: User, turn: Turn) -> list[Memory]:
     FORGET_GAP of it, at most FORGET_MAX. Each is deleted as on the memory page (with the same
     Undo), the turn recorded on its event. None when the turn names nothing ("Forget it.") or
     nothing clears the floor; the page then says so."""
-    from memoryapp.selectors import recall
+    from memoryapp.read.recall import recall
 
     named = grammar.forget_object(grammar.analyse(turn.content))
     if named is None:

@@ -16,8 +16,8 @@ from core.llm import ModelUnavailable
 from core.ratelimit import by_user, rate_limited
 from core.requests import SignedInRequest
 from memoryapp.forms import ForgetAllForm, MemoryTextForm
+from memoryapp.read.recall import PROFILE_MAX
 from memoryapp.selectors import (
-    PROFILE_MAX,
     memory_export,
     memory_get,
     memory_groups,

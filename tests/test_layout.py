@@ -50,7 +50,12 @@ def test_memoryapp_reads_only_chat_models_for_provenance():
     outward = [(m, name) for m, name in imports_of("memoryapp") if name.split(".")[0] not in {"memoryapp", "core"}]
     assert all(name == "chat.models" for _, name in outward), outward
     # Only the modules that resolve a memory's source turn need the conversation log's models.
-    assert {m for m, _ in outward} <= {"memoryapp.selectors", "memoryapp.services", "memoryapp.store"}
+    assert {m for m, _ in outward} <= {
+        "memoryapp.read.recall",
+        "memoryapp.services",
+        "memoryapp.write.pipeline",
+        "memoryapp.write.store",
+    }
 
 
 @pytest.mark.parametrize("package", ["chat", "memoryapp", "core"])

@@ -12,7 +12,7 @@ states ("I'm tired"), opinions ("I think ..."), or clauses that lean on a word t
 define ("I can't stand it"). A turn that asks to forget or not to remember writes nothing.
 
 The parser is English. A turn in another language parses into nothing useful, and the caller
-falls back to the multilingual patterns of `memoryapp.rules`.
+falls back to the multilingual patterns of `memoryapp.write.rules`.
 
 The parts, each importing only those above it:
 - `parsing`: the parse, the user's own words, whether a turn is English, the shared word lists;

@@ -9,6 +9,7 @@ from datetime import date
 from typing import TYPE_CHECKING
 
 from memoryapp import timewords
+from memoryapp.lexicon import words
 
 if TYPE_CHECKING:
     from spacy.tokens import Span, Token
@@ -97,11 +98,7 @@ def _sentence(pieces: list[Piece]) -> str:
     return text[0].upper() + text[1:] + ("" if text.endswith(".") else ".")
 
 
-# The words of phrases that only link what is said ("by the way", "in any case", "to be honest",
-# "on another note", "in other news").
-_DISCOURSE = frozenset(
-    "by the way in fact case any to be honest on another a different that note other news at least".split()
-)
+_DISCOURSE = words("discourse")
 
 
 def _clause_tokens(verb: Token, drop: set[int]) -> list[Token]:
@@ -147,8 +144,7 @@ def _clause_tokens(verb: Token, drop: set[int]) -> list[Token]:
     return tokens
 
 
-# What people call whoever they speak to, instead of a name.
-_ADDRESS_WORDS = frozenset("mom mum mommy mummy mama dad daddy papa mate man dude bro buddy pal guys folks".split())
+_ADDRESS_WORDS = words("address_words")
 _DATE_WORDS = frozenset([*timewords.WEEKDAYS, *timewords.MONTHS, *_TIME_NOUNS, "today", "yesterday", "tomorrow"])
 
 
@@ -189,8 +185,7 @@ def _dangles(tokens: list[Token], subject_ids: set[int]) -> bool:
     return False
 
 
-# "I love to hike", "I hate running": what is liked is an activity, a verb of its own.
-_LIKING = frozenset("love like enjoy hate dislike prefer adore loathe detest".split())
+_LIKING = words("liking")
 
 
 def _has_content(tokens: list[Token], verb: Token, subject_ids: set[int]) -> bool:
@@ -293,7 +288,7 @@ def _dated(tokens: list[Token], verb: Token, said: date | None) -> tuple[dict[in
     return replacements, replaced
 
 
-_CONVINCED = frozenset("sure certain convinced".split())
+_CONVINCED = words("convinced")
 
 
 def _between_us(verb: Token, subject: Token) -> bool:
@@ -311,12 +306,7 @@ def _between_us(verb: Token, subject: Token) -> bool:
     return verb.lemma_.lower() in {"talk", "chat", "speak"} and not any(c.dep_ == "dobj" for c in verb.children)
 
 
-# "I'm trying to quit smoking" is a goal the user is working at; "I'm trying to figure out why
-# it crashes" is today's problem.
-_TODAYS_TRYING = frozenset(
-    "figure find decide fix solve sort understand remember work reach contact call reply answer explain "
-    "help get make see open load install run connect log access".split()
-)
+_TODAYS_TRYING = words("todays_trying")
 
 
 def _working_at(verb: Token) -> bool:
@@ -327,11 +317,7 @@ def _working_at(verb: Token) -> bool:
     return goal is not None and goal.lemma_.lower() not in _TODAYS_TRYING | _NOT_A_FACT_VERBS
 
 
-# What a search that lasts is for: "I'm looking for a new apartment", "looking into mental health jobs".
-_LASTING_SEARCHES = frozenset(
-    "job work position role career internship apprenticeship apartment flat house home place school "
-    "university college program programme course degree partner roommate flatmate agency".split()
-)
+_LASTING_SEARCHES = words("lasting_searches")
 
 
 def _searching(verb: Token) -> bool:
@@ -348,8 +334,7 @@ def _searching(verb: Token) -> bool:
     return any(t.lemma_.lower() in _LASTING_SEARCHES for o in sought for t in [o, *o.conjuncts])
 
 
-# Feelings that say the user has, or is, what follows them: "I'm lucky to have my husband and kids".
-_GLAD_OF = frozenset("lucky fortunate grateful thankful blessed proud happy glad honored honoured".split())
+_GLAD_OF = words("glad_of")
 
 
 def _had(token: Token, had: set[int]) -> str:

@@ -10,6 +10,7 @@ import unicodedata
 from typing import TYPE_CHECKING
 
 from memoryapp import timewords
+from memoryapp.lexicon import words
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc
@@ -44,17 +45,12 @@ def restated_question(fact: str, clause: str) -> str | None:
     return None
 
 
-# Words after which a value no longer holds for the user: "not a Model 3", "no longer in Paris",
-# "used to live in Rome", "never been to Japan", and a move's "from" ("moved from Berlin").
-_NO_LONGER = frozenset("not n't never longer anymore".split())
-_LEAVING = frozenset("move relocate emigrate switch transfer leave".split())
+_NO_LONGER = words("no_longer")
+_LEAVING = words("leaving")
 _STALE_REACH = 4  # words after the marker, within its clause, that it can cover
 
 
-# What a fact of where the user lives, works or studies names as the place, when it is no proper
-# name ("works at a bank"), and what a fact says the user is ("a nurse", "vegan"): values the turn
-# can say are no longer theirs.
-_PLACED = frozenset("live work study teach stay".split())
+_PLACED = words("placed")
 # Verbs whose past says the state is over when the fact says it holds: "we were in Bergen",
 # "I worked at Google", "I was living in Leeds".
 _STATES = _PLACED | {"be"}
@@ -144,17 +140,11 @@ def no_longer_abroad(fact: str, clause: str) -> str | None:
     return None
 
 
-# Words that raise what the user is or does beyond what a turn says ("learning flamenco guitar"
-# -> "a professional flamenco guitarist", "adopted a greyhound" -> "breeds greyhounds"): a fact
-# may use one only when its turn does.
-_RAISING = frozenset(
-    "professional professionally expert certified licensed qualified accredited award-winning champion famous "
-    "renowned fluent fluently breed breeder".split()
-)
+_RAISING = words("raising")
 _DEGREE = (
     r"(?:degree|phd|ph\.d\.?|mba|master's|masters|master|bachelor's|bachelor|doctorate|diploma|licen[cs]e|certificate)"
 )
-_HOLDING = frozenset("have hold earn get obtain complete".split())
+_HOLDING = words("holding")
 # A degree the user is still working towards: "doing a part-time MBA", "studying for a law degree".
 _TOWARDS = re.compile(
     r"\b(?:doing|studying|pursuing|taking|finishing|starting|working\s+(?:on|towards?)|enrolled\s+in|"

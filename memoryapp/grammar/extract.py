@@ -58,6 +58,7 @@ from memoryapp.grammar.parsing import (
     recognise,
 )
 from memoryapp.grammar.turns import is_forget_request
+from memoryapp.lexicon import words
 
 
 def _user_clause(verb: Token, subject: Token, sent: Span, said: date | None = None) -> str | None:
@@ -298,10 +299,7 @@ def _answers_it(verb: Token) -> Token | None:
     return it
 
 
-# Encouragement is said in the imperative too, and is no instruction on how to answer: "Don't
-# give up!", "Never quit!", "Don't worry about it", "Don't be afraid to take risks", "Don't
-# forget to rest", "Don't let anything stop you".
-_CHEERING = frozenset("quit worry stress fret panic hesitate doubt underestimate".split())
+_CHEERING = words("cheering")
 
 
 def _cheering(verb: Token) -> bool:
@@ -376,7 +374,7 @@ _NAMED_PETS = PETS | frozenset(
 )
 
 
-_GREETING_WORDS = frozenset("meet say hi hey hello welcome".split())  # "Meet Luna, my cat!"
+_GREETING_WORDS = words("greeting_words")
 
 
 def _named_relation(sent: Span) -> str | None:
@@ -410,8 +408,8 @@ _AGED = re.compile(
     re.I,
 )
 _ADULT_AGE = 18
-_ADULT_NUMBER_WORDS = frozenset("eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety".split())
-_NOT_A_CHILD = frozenset("self selves me".split())
+_ADULT_NUMBER_WORDS = words("adult_number_words")
+_NOT_A_CHILD = words("not_a_child")
 _CHILD_WORDS = {"boy": "son", "girl": "daughter", "lad": "son", "lass": "daughter"}  # "my 6 year old girl"
 
 

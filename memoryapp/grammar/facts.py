@@ -8,6 +8,7 @@ import re
 from typing import TYPE_CHECKING
 
 from memoryapp import timewords
+from memoryapp.lexicon import words
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Token
@@ -30,17 +31,16 @@ from memoryapp.grammar.parsing import (
     parser,
 )
 
-_ASSISTANT = frozenset("assistant you chatbot bot ai".split())
-_FINITE = frozenset("VBZ VBD VBP MD".split())
+_ASSISTANT = words("assistant")
+_FINITE = words("finite")
 
 
 def _root(doc: Doc) -> Token | None:
     return next((t for t in doc if t.dep_ == "ROOT"), None)
 
 
-# How long a fact has held ("for three years", "since 2019", "now") is no part of what it claims.
-_HOW_LONG = frozenset("for since".split())
-_NOW_WORDS = frozenset("now still currently already".split())
+_HOW_LONG = words("how_long")
+_NOW_WORDS = words("now_words")
 
 
 def claim(fact: str) -> tuple[frozenset[str], frozenset[str]]:
@@ -80,7 +80,7 @@ def claim(fact: str) -> tuple[frozenset[str], frozenset[str]]:
 _PLACE = r"[A-ZÀ-Þ][\w'’-]+(?:[ -][A-ZÀ-Þ][\w'’-]+){0,2}"
 # "The user is a nurse in Leeds." / "The user works as a history teacher at a school in Sevilla."
 _JOB_IN_PLACE = re.compile(rf"^(?P<job>The user (?:is an?|works as an?) (?P<what>[^,;]+?)) in (?P<place>{_PLACE})\.$")
-_STUDYING = frozenset("student pupil undergraduate postgraduate".split())
+_STUDYING = words("studying")
 
 
 def job_and_place(fact: str) -> list[str]:
@@ -142,48 +142,22 @@ def as_user_sentence(fact: str) -> str:
     return sentence if sentence[-1] in ".!?" else f"{sentence}."
 
 
-# "The user should sleep 7-9 hours after a night shift." is an answer to the user, and "The user
-# might enjoy Lisbon." a guess: neither is something the user said about themselves.
-_ADVISING = frozenset("should ought might may could".split())
-# "The user wants to know what a vector clock is." is the turn's question, not a fact.
-_WANTING = frozenset("want wish need".split())
-_QUESTIONING = frozenset("ask wonder inquire".split())
-# "The user wants a recipe for apple strudel.", "The user wants to calculate 15% of 80.": what
-# the turn asks for, answered once, in any language the turn was in; not a fact about the user.
-_ONE_OFF_TASKS = frozenset("calculate compute convert".split())  # "wants to solve a Rubik's cube" is a goal
-_ONE_OFF_ASKS = frozenset(
-    "recipe tip idea suggestion recommendation advice example explanation summary translation "
-    "poem haiku joke story answer".split()
-)
-_ASSISTANT_NAMES = frozenset("assistant assistant's chatbot bot".split())
-_WISHING = frozenset("want prefer expect need ask like wish".split())
-_ASKING = frozenset("know understand ask".split())
-_FEARING = frozenset("afraid scared terrified frightened".split())
+_ADVISING = words("advising")
+_WANTING = words("wanting")
+_QUESTIONING = words("questioning")
+_ONE_OFF_TASKS = words("one_off_tasks")
+_ONE_OFF_ASKS = words("one_off_asks")
+_ASSISTANT_NAMES = words("assistant_names")
+_WISHING = words("wishing")
+_ASKING = words("asking")
+_FEARING = words("fearing")
 _FEELING_IDIOMS = re.compile(r"\b(?:over the moon|on cloud nine|on top of the world)\b", re.I)
-# "Had a lovely walk", "took a nap", "has had meetings all day": "have" or "take" with a noun of
-# something done and over is an episode when it is past. "Has meetings on Mondays" is a habit,
-# and "had a baby" or "had knee surgery" changed a life: those nouns are not on the list.
-_LIGHT_VERBS = frozenset("have take".split())
-_DONE_AND_OVER = frozenset(
-    "walk stroll hike run jog swim ride workout session training class lesson practice game match "
-    "meeting call chat talk conversation argument fight row interview appointment visit admission shift "
-    "day night evening morning afternoon week weekend time blast laugh cry "
-    "lunch dinner breakfast brunch meal snack drink coffee picnic barbecue party nap rest break shower bath "
-    "look go".split()
-)
-# Whatever the verb, these were a day's work once done: "covered three extra shifts", "attended a
-# meeting". "Works night shifts" is present and stays.
-_A_DAYS_WORK = frozenset("shift meeting call admission appointment session".split())
-# "My arms are dead", "my eyes are streaming": how a part of the body is today.
-_BODY = frozenset(
-    "arm leg back knee eye head foot feet hand neck shoulder throat stomach belly muscle calf thigh hip "
-    "wrist ankle finger toe body brain".split()
-)
-_BODY_TODAY = frozenset(
-    "dead sore stiff numb achy aching tired wrecked killing swollen itchy red streaming pounding throbbing "
-    "burning hurting jelly".split()
-)
-_ACHING = frozenset("hurt ache kill stream throb burn itch pound sting".split())
+_LIGHT_VERBS = words("light_verbs")
+_DONE_AND_OVER = words("done_and_over")
+_A_DAYS_WORK = words("a_days_work")
+_BODY = words("body")
+_BODY_TODAY = words("body_today")
+_ACHING = words("aching")
 # "The user has allergic eyes.": a passing state put on a part of the body as its kind.
 _BODY_TODAY_AS_KIND = _BODY_TODAY | {"allergic"}
 # A day, not a stretch of time: "yesterday", "on Tuesday", "on 2 June 2024". "On Tuesdays" is a habit.
@@ -194,15 +168,10 @@ _ONE_DAY = re.compile(
     rf"|(?:{'|'.join(timewords.MONTHS)}) \d{{1,2}}(?:st|nd|rd|th)?\b(?!\d))\b",
     re.IGNORECASE,
 )
-# What happened to one of the user's things on one day ("my car broke down on Tuesday", "my laptop
-# crashed this morning") is over by next month. What the user did on a day stays: a talk, a race
-# or a support group is what long chats ask about later ("When did she go to the support group?").
-# A pet that died, or a flat bought, changed a life.
-_LIFE_CHANGES = frozenset("die pass buy sell rent adopt move open start win lose".split())
+_LIFE_CHANGES = words("life_changes")
 _PEOPLE_AND_PETS = FAMILY | RELATIONS
-# "moved again in May": the move without where to or from.
-_MOVING = frozenset("move relocate".split())
-_NO_PLACE = frozenset("again recently finally just already also eventually once twice house home".split())
+_MOVING = words("moving")
+_NO_PLACE = words("no_place")
 
 
 def past_tense_verb(fact: str) -> bool:
@@ -248,12 +217,10 @@ def _cut_off(doc: Doc) -> bool:
     )
 
 
-# Verbs that say nothing without what is practised, begun or finished ("The user practices for an
-# hour every day.", "The user finishes in 2025." from "doing an MBA, finishing next year").
-_WITHOUT_WHAT = frozenset("practice practise rehearse finish complete start begin".split())
+_WITHOUT_WHAT = words("without_what")
 
 
-_SPANS = frozenset("age ages year month week while day time".split())
+_SPANS = words("spans")
 
 
 def _done_when(root: Token) -> bool:
@@ -498,8 +465,7 @@ def _of_two(doc: Doc) -> bool:
     return both or bool(_BETWEEN_US.search(doc.text)) or _met_alone(root)
 
 
-# "We meet the first Sunday of every month": one person does not meet, talk or argue alone.
-_RECIPROCAL = frozenset("meet talk chat argue fight split reconnect".split())
+_RECIPROCAL = words("reciprocal")
 
 
 def _met_alone(root: Token | None) -> bool:
@@ -512,10 +478,7 @@ def _met_alone(root: Token | None) -> bool:
     )
 
 
-# Who is in the user's family is the user's fact: a relative's name, age or birth ("The user's
-# wife Meera is 36."). The relative's own job, home or tastes are theirs ("The user's sister lives
-# in Madrid."), as they are for a colleague; pets are the user's and keep everything.
-_FAMILY_FACT_WORDS = frozenset("name call old age born bear birthday turn".split())
+_FAMILY_FACT_WORDS = words("family_fact_words")
 
 
 def _relative_trait(subject: Token, root: Token) -> bool:
@@ -532,8 +495,8 @@ def _relative_trait(subject: Token, root: Token) -> bool:
     return not any(t.tag_ == "CD" or (t.tag_ == "NNP" and t.dep_ in {"attr", "oprd"}) for t in said)
 
 
-_INVERTED = frozenset("be do can could will would should shall may might must have".split())
-_INTENDING = frozenset("want need plan wish hope intend".split())
+_INVERTED = words("inverted")
+_INTENDING = words("intending")
 
 
 def _question(doc: Doc) -> bool:

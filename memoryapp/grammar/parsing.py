@@ -11,6 +11,7 @@ import threading
 from typing import TYPE_CHECKING
 
 from memoryapp import attribution, timewords
+from memoryapp.lexicon import words
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -66,18 +67,14 @@ def own_words(text: str) -> str:
     return _NAME_IS.sub(r"\1 is", _LABEL.sub("", text))
 
 
-# Words that may come before the verb of a sentence whose "I" was left out ("Just moved to Berlin").
-_BEFORE_DROPPED_I = frozenset("just still currently recently finally also really actually now only".split())
-# Verbs whose subject, left out, is the thing talked about, not the speaker ("Happened last week.",
-# "Sounded great.", "Helped a lot.").
-_NOT_ME_DROPPED = frozenset("happen sound seem look mean matter help".split())
+_BEFORE_DROPPED_I = words("before_dropped_i")
+_NOT_ME_DROPPED = words("not_me_dropped")
 _DROPPED_I_FORM = {"VBD": "I", "VBG": "I'm", "VBN": "I've"}
-# What the tagger never takes for a verb, however poorly it reads a sentence with no subject.
-_NEVER_A_VERB = frozenset("PRON DET ADP ADV CCONJ SCONJ PART NUM INTJ PUNCT SYM".split())
+_NEVER_A_VERB = words("never_a_verb")
 # "Gotta check the size", "Gonna be a big change": a plan of the moment, or something else's future.
 _CONTRACTED_PLAN = re.compile(r"\b(?:got|gon|wan)(?:ta|na)\b", re.I)
-_FEELING_VERBS = frozenset("love like enjoy appreciate hate miss feel hope wish adore".split())
-_SAME_IN_THE_PAST = frozenset("put read set cut hit let quit spread hurt cost shut".split())
+_FEELING_VERBS = words("feeling_verbs")
+_SAME_IN_THE_PAST = words("same_in_the_past")
 
 
 def _dropped_subject_is_not_me(verb: Token) -> bool:
@@ -208,53 +205,32 @@ def leans_on_context(fact: str) -> bool:
     return _LEANS_ON.search(fact) is not None
 
 
-# The user's family and pets: their names and ages are facts about the user. Anyone else's
-# name is not ("my colleague Dr. Alvarez" must never become a memory).
-KIN = frozenset(
-    "wife husband partner spouse fiance fiancé fiancee fiancée boyfriend girlfriend son daughter kid child "
-    "baby brother sister sibling mother mom mum father dad parent grandmother grandfather grandma grandpa "
-    "grandson granddaughter cousin aunt uncle niece nephew twin stepson stepdaughter".split()
-)
+KIN = words("kin")
 # Numbers written as words, for facts that differ by a number ("eleven" / "thirteen").
 NUMBER_WORDS = (
     r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen"
     r"|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"
 )
-PETS = frozenset("dog cat pet puppy kitten parrot rabbit horse".split())
+PETS = words("pets")
 FAMILY = KIN | PETS
 # Anyone the user relates to: a clause about them is theirs, not the user's (memoryapp.attribution).
 RELATIONS = frozenset(attribution.RELATIONS) | {"twin", "fiancee"}
 
-# Verbs of thinking, saying and wanting: what follows is an opinion, a report or a wish, not a fact.
-_NOT_A_FACT_VERBS = frozenset(
-    "think guess suppose wonder hope wish mean know remember forget say tell ask need want try see hear feel "
-    "find bet agree understand check look seem believe plan intend mind doubt expect realise realize notice "
-    "figure let pretend imagine promise swear reckon assume".split()
-)
-# Adjectives of a passing state: "I'm tired" is true today, not next month.
-_TRANSIENT = frozenset(
-    "sure sorry glad happy sad tired busy excited ready fine good great ok okay bored hungry thirsty sick ill "
-    "stressed worried nervous curious confused late early back done here there right wrong afraid scared "
-    "lost stuck new free available away awake asleep annoyed angry upset exhausted thrilled grateful "
-    "thankful interested impressed surprised disappointed jealous proud lucky able unable aware close "
-    "excited overwhelmed frustrated serious kidding joking home outside alone".split()
-)
-_DANGLING = frozenset("it this that these those them they he she him her his hers its theirs one ones what".split())
-_VAGUE_NOUNS = frozenset("stuff thing things one ones something anything".split())
+_NOT_A_FACT_VERBS = words("not_a_fact_verbs")
+_TRANSIENT = words("transient")
+_DANGLING = words("dangling")
+_VAGUE_NOUNS = words("vague_nouns")
 _TIME_NOUNS = frozenset(
     "day week month year morning afternoon evening night weekend time season semester term quarter decade".split()
 ) | frozenset(timewords.SEASONS)
-_NEEDS_OBJECT = frozenset("allergic intolerant afraid fond aware capable used sensitive".split())
-_NEEDS_OBJECT_NOUNS = frozenset("allergy intolerance phobia fear sensitivity".split())
+_NEEDS_OBJECT = words("needs_object")
+_NEEDS_OBJECT_NOUNS = words("needs_object_nouns")
 # "I'm still unpacking boxes": an activity of the moment, not an ongoing one.
 _MOMENT = re.compile(r"\b(?:still|right now|at the moment|today|tonight|this morning|this afternoon)\b", re.I)
 _TIMEZONE = re.compile(timewords.TIMEZONE)
-_SCENE_MARKS = frozenset("when whenever while before after until once".split())
-_HEDGES = frozenset("maybe perhaps possibly probably someday eventually hopefully".split())
-_FILLERS = frozenset(
-    "actually anyway also so well now still honestly basically btw oh yes yeah ok okay then plus but and "
-    "update correction lol haha please however nevertheless nonetheless meanwhile anyhow".split()
-)
+_SCENE_MARKS = words("scene_marks")
+_HEDGES = words("hedges")
+_FILLERS = words("fillers")
 _THIRD_PERSON = {
     "my": "their",
     "me": "them",
@@ -269,8 +245,8 @@ _STANDING = re.compile(
     r"\b(?:always|never|from now on|in (?:the )?future|going forward|any ?more|every time|each time|by default)\b",
     re.I,
 )
-_FORGET_VERBS = frozenset("forget delete erase remove drop unlearn".split())
-_KEEP_VERBS = frozenset("remember save store keep record memorise memorize note".split())
+_FORGET_VERBS = words("forget_verbs")
+_KEEP_VERBS = words("keep_verbs")
 
 
 def _user_pronoun(token: Token) -> bool:
@@ -307,13 +283,7 @@ def _is_imperative(verb: Token) -> bool:
     )
 
 
-# Function words that only English uses among the languages users write in here ("in", "a",
-# "me", "is", "was", "so", "on" and "do" are words of other languages too).
-_ENGLISH = frozenset(
-    "i'm im my mine the and to of you your it are am were have has this that with for what how does did "
-    "can we our be been not but just please thanks would at from about like there they he she his her "
-    "them which who when where why if or any some all will".split()
-)
+_ENGLISH = words("only_english")
 
 
 # English words that are common words of other languages written in Latin letters too, with
@@ -370,19 +340,8 @@ _NON_LATIN = re.compile(r"[^\W\d_a-zA-Z\u00C0-\u024F]")
 
 
 _USERS_NAME = re.compile(rf"\b(?i:{attribution.SELF_NAMING})\s+([A-Z][\w'’-]+)")
-# The assistant appears in a fact only as the one told how to answer ("The user wants the
-# assistant to use Celsius."); "The user finds the assistant helpful." says nothing lasting.
-_LISTENER = frozenset("you your yours yourself yourselves".split())
-# A feeling is true the day it is said: "The user is thrilled to start this new chapter.", "The
-# user is grateful to Gina." A fear of something lasts ("The user is afraid of flying.").
-_FEELINGS = frozenset(
-    "happy glad sad excited thrilled stoked pumped psyched hyped ecstatic elated delighted overjoyed "
-    "grateful thankful blessed lucky proud relieved amazed stunned shocked surprised "
-    "impressed inspired motivated eager upset angry annoyed frustrated disappointed bummed gutted "
-    "devastated heartbroken sorry worried stressed nervous anxious overwhelmed exhausted tired bored "
-    "busy sure ready".split()
-)
+_LISTENER = words("listener")
+_FEELINGS = words("feelings")
 
 
-# The words a writer stands for themselves by.
-FIRST_PERSON = frozenset("i me my mine myself we us our ours ourselves i'm im i've i'd i'll".split())
+FIRST_PERSON = words("first_person")

@@ -22,6 +22,7 @@ from memoryapp.grammar.parsing import (
     _negated,
     own_words,
 )
+from memoryapp.lexicon import words
 
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？])")
 
@@ -49,10 +50,7 @@ def code_spans(text: str) -> list[str]:
     return [code for m in _CODE.finditer(text) if (code := m.group(0).strip("`").strip())]
 
 
-_ASKS_FIRST = frozenset(
-    "what what's whats how how's why when where where's who who's whom whose which is are was were do does did "
-    "can could should would will shall may might have has any anyone".split()
-)
+_ASKS_FIRST = words("asks_first")
 
 
 def asks_outright(text: str) -> bool:
@@ -113,12 +111,7 @@ _REQUEST_ABROAD = re.compile(
     r")\b",
     re.IGNORECASE,
 )
-# "I", "my" and "we" in those languages: a request that says one of them speaks of the user.
-_FIRST_PERSON_ABROAD = frozenset(
-    "yo mi mis mío mía nosotros nuestro nuestra eu meu minha meus minhas nós nosso nossa je j moi mon ma mes "
-    "nous notre nos io mio mia miei mie noi nostro nostra ich mein meine meinem meinen meiner mich wir unser "
-    "unsere ik mijn wij ons onze ja mój moja moje mnie my nasz nasza я мой моя моё мои меня мы наш наша".split()
-)
+_FIRST_PERSON_ABROAD = words("first_person_abroad")
 
 
 # "From now on" and "always" in those languages: a request that says one stands ("¿Puedes

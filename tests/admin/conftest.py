@@ -8,7 +8,7 @@ from django.test import Client
 from chat.models import Conversation, Turn
 from chat.services import chat_reply, chat_user_turn, conversation_create
 from memoryapp.models import Memory
-from memoryapp.services import remember
+from memoryapp.write import remember
 
 PRIYA = "Call me Priya, and I'm always in UTC."
 ASK_TIMEZONE = "Which timezone am I in again?"

@@ -13,12 +13,12 @@ from django.urls import reverse
 from chat.models import Turn
 from chat.services import chat_reply, chat_user_turn, conversation_create
 from memoryapp.embeddings import get_embedder
-from memoryapp.gate import gate_facts
 from memoryapp.models import Memory, MemoryRecall
-from memoryapp.rules import extract_facts_by_rules
-from memoryapp.selectors import recall
-from memoryapp.services import remember
+from memoryapp.read.recall import recall
 from memoryapp.thresholds import recall_floor, write_gate
+from memoryapp.write import remember
+from memoryapp.write.gate import gate_facts
+from memoryapp.write.rules import extract_facts_by_rules
 from tests.factories import user_turn
 
 COLLEAGUE = "I'm meeting my colleague Dr. Alvarez tomorrow to go over the lab results."
@@ -38,7 +38,7 @@ def test_write_gate_rejects_a_colleagues_name_stated_as_the_users(alice, fake_ll
     assert kept == [] and alvarez.rejected_because and peanuts.similarity < write_gate(get_embedder().name)
 
     fake_llm.facts(ALVAREZ, "The user is allergic to peanuts.")
-    assert remember(alice, user_turn(alice, COLLEAGUE)) == 0
+    assert remember(alice, user_turn(alice, COLLEAGUE)).stored == 0
     assert not Memory.objects.filter(user=alice).exists()
 
     settings.EMBEDDING_MODEL = "local"

@@ -5,8 +5,9 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from memoryapp.models import Memory, MemoryEvent
-from memoryapp.selectors import recall
-from memoryapp.services import memory_soft_delete, remember
+from memoryapp.read.recall import recall
+from memoryapp.services import memory_soft_delete
+from memoryapp.write import remember
 from tests.admin.conftest import ASK_TIMEZONE, PRIYA, history_for
 from tests.factories import user_turn
 

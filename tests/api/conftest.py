@@ -4,7 +4,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from memoryapp.models import Memory
-from memoryapp.services import remember
+from memoryapp.write import remember
 from tests.factories import user_turn
 
 PRIYA = "Call me Priya, and I'm always in UTC."
@@ -33,5 +33,5 @@ def bob_api(bob) -> APIClient:
 def lisbon(alice) -> Memory:
     """Alice's memory that she lives in Lisbon, written by the write path from one of her turns."""
     turn = user_turn(alice, "I live in Lisbon.")
-    assert remember(alice, turn) == 1
+    assert remember(alice, turn).stored == 1
     return Memory.objects.get(user=alice, source_turn=turn)

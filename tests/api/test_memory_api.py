@@ -10,9 +10,10 @@ from django.utils import timezone
 from chat.services import chat_reply, chat_user_turn, conversation_create
 from memoryapp.embeddings import get_embedder
 from memoryapp.models import Memory, MemoryEvent
-from memoryapp.selectors import recall
-from memoryapp.services import memory_soft_delete, remember
+from memoryapp.read.recall import recall
+from memoryapp.services import memory_soft_delete
 from memoryapp.thresholds import recall_floor
+from memoryapp.write import remember
 from tests.factories import user_turn
 
 pytestmark = pytest.mark.django_db

@@ -7,7 +7,7 @@ and without the mem0 venv.
 import pytest
 from django.test.utils import override_settings
 
-import memoryapp.services
+import memoryapp.write.pipeline
 from bench.chat_bench import measure_chat
 from bench.extractor import FIXED_EXTRACTOR, FIXED_FACTS, TURNS, fixed_facts
 from bench.pages_bench import PAGE_SIZE, measure_pages
@@ -17,8 +17,8 @@ from bench.synthetic import HEAVY_USER_INDEX, Dataset
 from bench.timing import Buckets, stopwatch
 from bench.write_bench import measure_writes
 from chat.models import Turn
-from memoryapp.extraction import extract_facts
 from memoryapp.models import Memory, MemoryRecall
+from memoryapp.write.extract import extract_facts
 
 pytestmark = pytest.mark.django_db
 
@@ -83,11 +83,11 @@ def test_the_write_benchmark_runs_remember_with_the_fixed_extractor_and_separate
 
 
 def test_a_stopwatch_times_the_wrapped_function_and_puts_it_back():
-    original = memoryapp.services.extract_facts
+    original = memoryapp.write.pipeline.extract_facts
     buckets = Buckets()
-    with stopwatch(memoryapp.services, "extract_facts", buckets, "extract"):
-        assert memoryapp.services.extract_facts("I'm vegan.") == ["The user is vegan."]
-    assert memoryapp.services.extract_facts is original
+    with stopwatch(memoryapp.write.pipeline, "extract_facts", buckets, "extract"):
+        assert memoryapp.write.pipeline.extract_facts("I'm vegan.") == ["The user is vegan."]
+    assert memoryapp.write.pipeline.extract_facts is original
     assert buckets["extract"] > 0 and buckets.take()["extract"] > 0 and buckets["extract"] == 0
 
 

@@ -12,7 +12,7 @@ from chat.prompting import MEMORY_NOTE_HEADER, STANDING_NOTE_HEADER, SUMMARY_HEA
 from chat.services import chat_reply, chat_user_turn, conversation_create, memory_write_enqueue
 from memoryapp.embeddings import get_embedder
 from memoryapp.models import Memory, MemoryEvidence, MemoryRecall
-from memoryapp.services import remember
+from memoryapp.write import remember
 from tests.factories import user_turn
 
 pytestmark = pytest.mark.django_db(transaction=True)

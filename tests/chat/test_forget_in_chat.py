@@ -6,7 +6,7 @@ from django.urls import reverse
 
 from chat.services import chat_reply, chat_user_turn, conversation_create
 from memoryapp.models import Memory, MemoryEvent
-from memoryapp.services import remember
+from memoryapp.write import remember
 from tests.factories import user_turn
 
 pytestmark = pytest.mark.django_db
@@ -24,7 +24,7 @@ STORE = [
 @pytest.fixture
 def stored(alice):
     for text in STORE:
-        assert remember(alice, user_turn(alice, text)) >= 1
+        assert remember(alice, user_turn(alice, text)).stored >= 1
     return alice
 
 
@@ -119,7 +119,7 @@ def test_a_request_in_another_language_forgets_what_it_names(alice, settings, re
     # multilingual encoder (the default, named here as this test depends on it) does.
     settings.EMBEDDING_MODEL = "local-multilingual"
     for text in ["I'm a nurse.", "I live in Lisbon.", "I play the cello."]:
-        assert remember(alice, user_turn(alice, text)) == 1
+        assert remember(alice, user_turn(alice, text)).stored == 1
     turn = chat_user_turn(user=alice, conversation=conversation_create(user=alice), content=request_text)
     assert turn.memory_state == "forget"
     assert _live(alice) == ["The user lives in Lisbon.", "The user plays the cello."]
@@ -128,6 +128,6 @@ def test_a_request_in_another_language_forgets_what_it_names(alice, settings, re
 def test_a_model_never_turns_a_request_to_forget_into_a_memory(alice, fake_llm):
     # A model reading "Olvida que soy enfermera" may well answer with the fact it names.
     fake_llm.facts("The user is a nurse.")
-    assert remember(alice, user_turn(alice, "Olvida que soy enfermera.")) == 0
+    assert remember(alice, user_turn(alice, "Olvida que soy enfermera.")).stored == 0
     assert not Memory.objects.filter(user=alice).exists()
     assert not [r for r in fake_llm.requests if r["path"].endswith("/chat/completions")]  # nor is it asked

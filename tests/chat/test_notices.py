@@ -7,7 +7,8 @@ from django.urls import reverse
 
 from chat.models import Turn
 from memoryapp.models import Memory
-from memoryapp.services import memory_correct, memory_soft_delete, remember
+from memoryapp.services import memory_correct, memory_soft_delete
+from memoryapp.write import remember
 from tests.factories import user_turn
 
 pytestmark = pytest.mark.django_db
@@ -19,7 +20,7 @@ def _page(client, conversation) -> str:
 
 def test_a_saved_notice_keeps_its_words_after_a_correction_and_a_delete(alice, alice_client):
     turn = user_turn(alice, "I live in Lisbon.")
-    assert remember(alice, turn) == 1
+    assert remember(alice, turn).stored == 1
     memory = Memory.objects.get(user=alice)
     assert "Memory updated: saved\n      “<a" in _page(alice_client, turn.conversation)
 

@@ -11,7 +11,8 @@ from django.utils import timezone
 from chat.models import Conversation, Turn
 from chat.services import chat_reply, chat_user_turn, conversation_create, memory_write_enqueue
 from memoryapp.models import Memory, MemoryRecall
-from memoryapp.services import memory_pause_set, remember
+from memoryapp.services import memory_pause_set
+from memoryapp.write import remember
 from tests.factories import user_turn
 
 pytestmark = pytest.mark.django_db
@@ -19,7 +20,7 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def lisbon(alice):
-    assert remember(alice, user_turn(alice, "I live in Lisbon.")) == 1
+    assert remember(alice, user_turn(alice, "I live in Lisbon.")).stored == 1
     return Memory.objects.get(user=alice)
 
 

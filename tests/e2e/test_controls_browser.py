@@ -3,7 +3,7 @@ from playwright.sync_api import expect
 
 from chat.services import conversation_create
 from memoryapp.models import Memory
-from memoryapp.services import remember
+from memoryapp.write import remember
 from tests.factories import user_turn
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -7,7 +7,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from memoryapp.models import Memory, MemoryEvent, MemoryKey
-from memoryapp.selectors import recall_for_turn
+from memoryapp.read.recall import recall_for_turn
 from memoryapp.services import MemoryRefused, memory_add
 
 pytestmark = pytest.mark.django_db

@@ -1,7 +1,7 @@
 import pytest
 
 from memoryapp.attribution import clauses, lost_relation, misattribution, sentences
-from memoryapp.gate import gate_facts
+from memoryapp.write.gate import gate_facts
 
 
 def _verdict(turn: str, fact: str) -> str | None:

@@ -5,7 +5,7 @@ from django.db import connection
 
 from chat.services import conversation_create
 from memoryapp.models import Memory, MemoryEvidence
-from memoryapp.services import remember
+from memoryapp.write import remember
 from tests.factories import user_turn
 
 THREADS = 8
@@ -22,7 +22,7 @@ def test_concurrent_remember_of_one_fact_ends_with_one_live_row(alice):
     def worker(turn) -> None:
         try:
             barrier.wait()
-            results.append(remember(alice, turn))
+            results.append(remember(alice, turn).stored)
         except BaseException as exc:  # noqa: BLE001 - reported below
             errors.append(exc)
         finally:

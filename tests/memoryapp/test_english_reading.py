@@ -5,10 +5,10 @@ them against the reading when the multilingual encoder finds the reading close t
 import pytest
 
 from core.llm import ModelUnavailable
-from memoryapp.extraction import READING_EXAMPLES, english_reading
-from memoryapp.gate import gate_facts
 from memoryapp.models import Memory
-from memoryapp.services import remember
+from memoryapp.write import remember
+from memoryapp.write.extract import READING_EXAMPLES, english_reading
+from memoryapp.write.gate import gate_facts
 from tests.factories import user_turn
 
 pytestmark = pytest.mark.django_db
@@ -30,7 +30,7 @@ def live_texts(user) -> list[str]:
 def test_the_parse_states_the_facts_of_a_faithful_reading_and_the_model_is_not_asked_again(alice, reading):
     reading.reply("I live in Naples and I work as a nurse.")
     reading.facts("The user's name is Dr. Alvarez.")  # what the extraction would have said
-    assert remember(alice, user_turn(alice, NAPLES)) == 2
+    assert remember(alice, user_turn(alice, NAPLES)).stored == 2
     assert live_texts(alice) == ["The user lives in Naples.", "The user works as a nurse."]
     [request] = reading.chat_requests()
     messages = request["body"]["messages"]
@@ -46,7 +46,7 @@ def test_the_parse_states_the_facts_of_a_faithful_reading_and_the_model_is_not_a
 
 def test_a_reading_that_drifts_from_the_turn_supports_nothing(alice, reading):
     reading.reply("I am a pilot in Dubai.")  # the encoder scores it 0.30 against the turn
-    assert remember(alice, user_turn(alice, NAPLES)) == 0
+    assert remember(alice, user_turn(alice, NAPLES)).stored == 0
     assert live_texts(alice) == []
 
 
@@ -81,7 +81,7 @@ def test_a_reading_that_drops_the_relative_a_clause_is_about_supports_nothing(al
 def test_a_clause_of_the_reading_is_read_for_whose_fact_it_is(alice, reading):
     reading.reply("My sister is a doctor in Rome.")
     reading.facts("The user is a doctor in Rome.")  # the model puts the sister's job on the user
-    assert remember(alice, user_turn(alice, "Mi hermana es médica en Roma.")) == 0
+    assert remember(alice, user_turn(alice, "Mi hermana es médica en Roma.")).stored == 0
     assert live_texts(alice) == []
     assert len(reading.chat_requests()) == 2
 
@@ -89,7 +89,7 @@ def test_a_clause_of_the_reading_is_read_for_whose_fact_it_is(alice, reading):
 def test_a_reading_about_others_only_writes_nothing_and_the_model_is_not_asked_again(alice, reading):
     reading.reply("Lucía is a doctor and she lives in Rome.")
     reading.facts("The user is a doctor in Rome.")
-    assert remember(alice, user_turn(alice, "Lucía es médica y vive en Roma.")) == 0
+    assert remember(alice, user_turn(alice, "Lucía es médica y vive en Roma.")).stored == 0
     assert len(reading.chat_requests()) == 1
 
 
@@ -110,21 +110,21 @@ def test_a_reading_longer_than_any_one_fact_is_still_read(alice, reading):
     reading.reply(english)
     assert english_reading(turn) == english
     reading.reply(english)
-    assert remember(alice, user_turn(alice, turn)) == 2
+    assert remember(alice, user_turn(alice, turn)).stored == 2
     assert live_texts(alice) == ["The user lives in Naples.", "The user works as a nurse in a hospital in the centre."]
 
 
 def test_a_reading_cut_off_leaves_the_turn_to_the_model_extraction(alice, reading):
     reading.cut_off("I live in Naples and I work as")
     reading.facts("The user lives in Naples.")
-    assert remember(alice, user_turn(alice, NAPLES)) == 1
+    assert remember(alice, user_turn(alice, NAPLES)).stored == 1
     assert live_texts(alice) == ["The user lives in Naples."]
     assert "facts" in str(reading.chat_requests()[1]["body"]["response_format"])
 
 
 def test_an_english_turn_is_not_read_again(alice, reading):
     assert english_reading("I live in Naples and I work as a nurse.") is None
-    assert remember(alice, user_turn(alice, "I live in Naples and I work as a nurse.")) == 2
+    assert remember(alice, user_turn(alice, "I live in Naples and I work as a nurse.")).stored == 2
     assert reading.chat_requests() == []
 
 
@@ -138,7 +138,7 @@ def test_a_failed_reading_is_a_failed_write_for_the_worker_to_retry(alice, readi
 def test_turned_off_the_turn_goes_straight_to_the_model_extraction(alice, reading, settings):
     settings.MEMORY_READ_IN_ENGLISH = False
     reading.facts("The user lives in Naples.")
-    assert remember(alice, user_turn(alice, NAPLES)) == 1
+    assert remember(alice, user_turn(alice, NAPLES)).stored == 1
     assert len(reading.chat_requests()) == 1
 
 

@@ -2,11 +2,11 @@
 
 import pytest
 
-from memoryapp.gate import gate_facts
 from memoryapp.grammar import as_user_sentence, fact_problems, restated_question, without_address
 from memoryapp.models import Memory
-from memoryapp.services import remember
 from memoryapp.wording import as_said
+from memoryapp.write import remember
+from memoryapp.write.gate import gate_facts
 from tests.factories import user_turn
 
 pytestmark = pytest.mark.django_db
@@ -206,13 +206,13 @@ def test_a_terse_fact_becomes_the_sentence_it_stands_for(fact, sentence):
 def test_a_models_terse_facts_are_stored_as_sentences_and_its_answers_are_not(alice, fake_llm):
     turn = "I do all my work on a MacBook Pro. Which is faster, an M2 or an M3 chip?"
     fake_llm.facts("Uses a MacBook Pro", "The M3 chip is faster than the M2.")
-    assert remember(alice, user_turn(alice, turn)) == 1
+    assert remember(alice, user_turn(alice, turn)).stored == 1
     assert list(Memory.objects.filter(user=alice).values_list("text", flat=True)) == ["The user uses a MacBook Pro."]
 
 
 def test_the_word_a_turn_called_its_listener_by_is_no_part_of_a_models_fact(alice, fake_llm):
     fake_llm.facts("The user does not eat gluten, mom.")
-    assert remember(alice, user_turn(alice, "I don't eat gluten, mom, I'm coeliac.")) == 1
+    assert remember(alice, user_turn(alice, "I don't eat gluten, mom, I'm coeliac.")).stored == 1
     assert list(Memory.objects.filter(user=alice).values_list("text", flat=True)) == ["The user does not eat gluten."]
     assert without_address("The user lives with their mum, dad.") == "The user lives with their mum, dad."
 

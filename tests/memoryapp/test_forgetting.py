@@ -3,8 +3,8 @@ language's imperative of "forget" with what it names, and what is no such reques
 
 import pytest
 
-from memoryapp.extraction import declined
 from memoryapp.forgetting import LANGUAGES, forget_request
+from memoryapp.write.extract import declined
 
 ASKS = [
     ("Olvida que soy enfermera.", "es", "soy enfermera"),

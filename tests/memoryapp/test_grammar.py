@@ -5,7 +5,7 @@ from datetime import UTC, date, datetime
 import pytest
 
 from memoryapp import grammar
-from memoryapp.extraction import extract_facts
+from memoryapp.write.extract import extract_facts
 
 
 @pytest.mark.parametrize(
@@ -256,13 +256,13 @@ def test_a_dated_fact_is_put_back_in_its_turns_time_words(fact, turn, worded):
 def test_a_fact_is_dated_by_its_turn_in_the_write_path(alice):
     from chat.models import Turn
     from memoryapp.models import Memory
-    from memoryapp.services import remember
+    from memoryapp.write import remember
     from tests.factories import user_turn
 
     turn = user_turn(alice, "I went to the support group yesterday.")
     Turn.objects.filter(pk=turn.pk).update(created_at=datetime(2023, 5, 8, 13, 56, tzinfo=UTC))
     turn.refresh_from_db()
-    assert remember(alice, turn) == 1
+    assert remember(alice, turn).stored == 1
     assert Memory.objects.get(user=alice).text == "The user went to the support group on 7 May 2023."
 
 
@@ -272,7 +272,7 @@ def test_a_dated_fact_from_one_clause_of_a_long_turn_passes_the_gate_in_the_turn
     Friday"); compared in the turn's own words it is the clause."""
     from chat.models import Turn
     from memoryapp.models import Memory
-    from memoryapp.services import remember
+    from memoryapp.write import remember
     from tests.factories import user_turn
 
     turn = user_turn(
@@ -282,7 +282,7 @@ def test_a_dated_fact_from_one_clause_of_a_long_turn_passes_the_gate_in_the_turn
     )
     Turn.objects.filter(pk=turn.pk).update(created_at=datetime(2023, 8, 14, 13, 0, tzinfo=UTC))
     turn.refresh_from_db()
-    assert remember(alice, turn) >= 1
+    assert remember(alice, turn).stored >= 1
     assert "The user went to a pride parade on 11 August 2023." in Memory.objects.filter(user=alice).values_list(
         "text", flat=True
     )

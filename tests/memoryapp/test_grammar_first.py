@@ -5,7 +5,7 @@ the user."""
 import pytest
 
 from memoryapp.models import Memory
-from memoryapp.services import remember
+from memoryapp.write import remember
 from tests.factories import user_turn
 
 pytestmark = pytest.mark.django_db
@@ -30,14 +30,14 @@ def live_texts(user) -> list[str]:
 )
 def test_an_english_turn_the_parse_reads_never_reaches_the_model(alice, grammar_first, turn, fact):
     grammar_first.facts("The user's name is Dr. Alvarez.")  # what the model would have said
-    assert remember(alice, user_turn(alice, turn)) == 1
+    assert remember(alice, user_turn(alice, turn)).stored == 1
     assert live_texts(alice) == [fact]
     assert grammar_first.chat_requests() == []
 
 
 def test_an_english_turn_the_parse_finds_nothing_in_goes_to_the_model_and_its_gate(alice, grammar_first):
     grammar_first.facts("The user uses Vim.", "The user's name is Dr. Alvarez.")
-    assert remember(alice, user_turn(alice, "Vim user here, what's the best plugin manager?")) == 1
+    assert remember(alice, user_turn(alice, "Vim user here, what's the best plugin manager?")).stored == 1
     assert live_texts(alice) == ["The user uses Vim."]  # the invented name still fails the gate
     assert len(grammar_first.chat_requests()) == 1
 
@@ -47,28 +47,28 @@ def test_an_english_turn_the_parse_finds_nothing_in_goes_to_the_model_and_its_ga
 )
 def test_an_english_turn_about_others_only_writes_nothing_and_never_reaches_the_model(alice, grammar_first, turn):
     grammar_first.facts("The user is from Madeira.")
-    assert remember(alice, user_turn(alice, turn)) == 0
+    assert remember(alice, user_turn(alice, turn)).stored == 0
     assert live_texts(alice) == []
     assert grammar_first.chat_requests() == []
 
 
 def test_a_sentence_with_no_subject_may_be_the_user_speaking_and_goes_to_the_model(alice, grammar_first):
     grammar_first.facts("The user lives in Lisbon.")
-    assert remember(alice, user_turn(alice, "Still in Lisbon, loving it.")) == 1
+    assert remember(alice, user_turn(alice, "Still in Lisbon, loving it.")).stored == 1
     assert live_texts(alice) == ["The user lives in Lisbon."]
     assert len(grammar_first.chat_requests()) == 1
 
 
 def test_a_turn_in_another_language_goes_to_the_model(alice, grammar_first):
     grammar_first.facts("The user has been vegan for three years.")
-    assert remember(alice, user_turn(alice, "Je suis végane depuis trois ans.")) == 1
+    assert remember(alice, user_turn(alice, "Je suis végane depuis trois ans.")).stored == 1
     assert live_texts(alice) == ["The user has been vegan for three years."]
     assert len(grammar_first.chat_requests()) == 1
 
 
 def test_a_model_that_finds_nothing_in_a_turn_with_no_subject_writes_nothing(alice, grammar_first):
     grammar_first.facts()
-    assert remember(alice, user_turn(alice, "thanks!")) == 0
+    assert remember(alice, user_turn(alice, "thanks!")).stored == 0
     assert live_texts(alice) == []
     assert len(grammar_first.chat_requests()) == 1
 

@@ -7,8 +7,10 @@ from django.test.utils import CaptureQueriesContext
 
 from memoryapp.keys import as_question, category_of, keys_of
 from memoryapp.models import Memory, MemoryKey, MemoryRecall
-from memoryapp.selectors import memory_trace, read_turn, recall, recall_for_turn
-from memoryapp.services import memory_correct, memory_purge_deleted, memory_soft_delete, remember
+from memoryapp.read.recall import read_turn, recall, recall_for_turn
+from memoryapp.selectors import memory_trace
+from memoryapp.services import memory_correct, memory_purge_deleted, memory_soft_delete
+from memoryapp.write import remember
 from tests.factories import chat, user_turn
 
 pytestmark = pytest.mark.django_db
@@ -30,7 +32,7 @@ STORE = [
 @pytest.fixture
 def stored(alice):
     for text in STORE:
-        assert remember(alice, user_turn(alice, text)) >= 1
+        assert remember(alice, user_turn(alice, text)).stored >= 1
     return alice
 
 

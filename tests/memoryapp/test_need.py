@@ -1,5 +1,5 @@
 """The memory-need decision for turns the English parser cannot read: decided on the turn's
-embedding with weights fitted on the suite (memoryapp/need.py, eval/need.py)."""
+embedding with weights fitted on the suite (memoryapp/read/need.py, eval/need.py)."""
 
 import json
 
@@ -8,11 +8,11 @@ import pytest
 
 from eval.need import fit_suite
 from eval.suite import load_suite
-from memoryapp import need
 from memoryapp.embeddings import get_embedder
-from memoryapp.need import score, turn_need, weights_path
-from memoryapp.selectors import recall_for_turn
-from memoryapp.services import remember
+from memoryapp.read import need
+from memoryapp.read.need import score, turn_need, weights_path
+from memoryapp.read.recall import recall_for_turn
+from memoryapp.write import remember
 from tests.factories import user_turn
 
 # Written for this test; neither labelled set holds them.
@@ -79,7 +79,7 @@ def test_the_shipped_weights_are_the_ones_the_suite_fits():
 def test_the_read_path_recalls_for_a_foreign_question_about_the_user_and_not_for_a_general_one(alice, fake_llm):
     for turn, fact in [("I have two daughters.", "The user has two daughters."), ("I live in Lisbon.", None)]:
         fake_llm.facts(fact or "The user lives in Lisbon.")
-        assert remember(alice, user_turn(alice, turn)) == 1
+        assert remember(alice, user_turn(alice, turn)).stored == 1
 
     (first, *_) = recall_for_turn(alice, "¿Cuántas hijas tengo?")
     assert first.memory.text == "The user has two daughters."

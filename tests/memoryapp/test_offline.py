@@ -5,8 +5,8 @@ import pytest
 
 from memoryapp.embeddings import get_embedder
 from memoryapp.models import Memory
-from memoryapp.selectors import recall
-from memoryapp.services import remember
+from memoryapp.read.recall import recall
+from memoryapp.write import remember
 from tests.factories import user_turn
 
 pytestmark = pytest.mark.django_db
@@ -32,7 +32,7 @@ def test_offline_default_remembers_and_recalls_with_no_network(alice, settings, 
     settings.LLM_ENABLED = False
     settings.EMBEDDING_MODEL = "local"
 
-    assert remember(alice, user_turn(alice, "Call me Priya, and I'm always in UTC.")) == 2
+    assert remember(alice, user_turn(alice, "Call me Priya, and I'm always in UTC.")).stored == 2
     recalled = recall(alice, "What timezone am I in?")
 
     assert [r.memory.text for r in recalled] == ["The user's timezone is UTC."]
@@ -47,7 +47,7 @@ def test_endpoint_embeddings_are_used_and_kept_apart_from_local_ones(alice, fake
         "fake-embedding-model": {"write_gate": 0.4, "recall_floor": 0.3},
     }
     fake_llm.facts("The user lives in Lisbon.")
-    assert remember(alice, user_turn(alice, "I live in Lisbon.")) == 1
+    assert remember(alice, user_turn(alice, "I live in Lisbon.")).stored == 1
     memory = Memory.objects.get(user=alice)
     assert memory.embedding_model == "fake-embedding-model"
     assert any(r["path"].endswith("/embeddings") for r in fake_llm.requests)

@@ -7,8 +7,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from memoryapp.models import Memory, MemoryEvent
-from memoryapp.selectors import recall
-from memoryapp.services import remember
+from memoryapp.read.recall import recall
+from memoryapp.write import remember
 from tests.factories import user_turn
 
 pytestmark = pytest.mark.django_db

@@ -1,7 +1,8 @@
 import pytest
 
 from memoryapp.models import Memory, MemoryEvent, MemoryEvidence
-from memoryapp.services import memory_correct, remember
+from memoryapp.services import memory_correct
+from memoryapp.write import remember
 from tests.factories import user_turn
 
 pytestmark = pytest.mark.django_db
@@ -17,7 +18,7 @@ def test_a_fact_in_other_words_restates_the_memory_instead_of_adding_a_twin(alic
     fake_llm.facts("The user resides in Milan.")
     again = user_turn(alice, "I reside in Milan these days.")
 
-    assert remember(alice, again) == 1
+    assert remember(alice, again).stored == 1
 
     (memory,) = live(alice)
     assert memory.text == "The user lives in Milan."  # the wording the user already saw stays
@@ -32,7 +33,7 @@ def test_a_restatement_that_says_more_gives_the_memory_its_wording(alice, fake_l
     fake_llm.facts("The user is a product manager at a logistics startup.")
     again = user_turn(alice, "I'm a product manager at a logistics startup, it's a lot.")
 
-    assert remember(alice, again) == 1
+    assert remember(alice, again).stored == 1
 
     (memory,) = live(alice)
     assert memory.text == "The user is a product manager at a logistics startup."

@@ -5,9 +5,9 @@ import pytest
 from chat.models import Turn
 from memoryapp.embeddings import get_embedder
 from memoryapp.models import MemoryRecall
-from memoryapp.need import asks_for_profile
-from memoryapp.selectors import read_turn
-from memoryapp.services import remember
+from memoryapp.read.need import asks_for_profile
+from memoryapp.read.recall import read_turn
+from memoryapp.write import remember
 from tests.factories import chat, user_turn
 
 pytestmark = pytest.mark.django_db
@@ -57,7 +57,7 @@ def profiled(alice, bob):
         "I've been sober for two years now.",
         "Please keep your answers short from now on.",
     ]:
-        assert remember(alice, user_turn(alice, text)) == 1
+        assert remember(alice, user_turn(alice, text)).stored == 1
     remember(bob, user_turn(bob, "I'm an architect."))
     return alice
 

@@ -2,9 +2,9 @@
 
 import pytest
 
-from memoryapp.need import NEEDED, NOT_NEEDED, UNDECIDED, memory_need
-from memoryapp.selectors import recall, recall_for_turn
-from memoryapp.services import remember
+from memoryapp.read.need import NEEDED, NOT_NEEDED, UNDECIDED, memory_need
+from memoryapp.read.recall import recall, recall_for_turn
+from memoryapp.write import remember
 from tests.factories import user_turn
 
 pytestmark = pytest.mark.django_db
@@ -47,7 +47,7 @@ def test_a_turn_in_another_language_is_left_to_the_floor(turn):
 
 
 def test_a_general_question_gets_no_memory_however_close_a_fact_is(alice):
-    assert remember(alice, user_turn(alice, "I drive a 2019 Tesla Model 3.")) == 1
+    assert remember(alice, user_turn(alice, "I drive a 2019 Tesla Model 3.")).stored == 1
     assert recall(alice, "Who founded Tesla?")  # the floor alone lets the car through
     assert recall_for_turn(alice, "Who founded Tesla?") == []
     assert [r.memory.text for r in recall_for_turn(alice, "Which car do I drive?")] == [
@@ -56,10 +56,10 @@ def test_a_general_question_gets_no_memory_however_close_a_fact_is(alice):
 
 
 def test_a_how_to_question_gets_a_memory_only_above_the_recall_floor(alice):
-    assert remember(alice, user_turn(alice, "I play the cello.")) == 1
+    assert remember(alice, user_turn(alice, "I play the cello.")).stored == 1
     question = "How do I clean a cast iron pan?"
     assert memory_need(question) == NEEDED  # it may depend on who asks ...
     assert recall(alice, question, min_sim=-1.0)  # ... and the cello is its nearest memory, far off
     assert recall_for_turn(alice, question) == []
-    assert remember(alice, user_turn(alice, "I cook on a gas stove.")) == 1
+    assert remember(alice, user_turn(alice, "I cook on a gas stove.")).stored == 1
     assert [r.memory.text for r in recall_for_turn(alice, question)] == ["The user cooks on a gas stove."]

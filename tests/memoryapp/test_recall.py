@@ -6,9 +6,10 @@ from pgvector.psycopg import register_vector
 
 from memoryapp.embeddings import get_embedder
 from memoryapp.models import Memory
-from memoryapp.selectors import memory_nearest, recall
-from memoryapp.services import memory_soft_delete, remember
+from memoryapp.read.recall import memory_nearest, recall
+from memoryapp.services import memory_soft_delete
 from memoryapp.thresholds import recall_floor
+from memoryapp.write import remember
 from tests.factories import user_turn
 
 pytestmark = pytest.mark.django_db
@@ -19,7 +20,7 @@ STANDUP_PROBE = "What time did I say my standup moves to?"
 def _store(user, fake_llm, turn_text: str, fact: str) -> Memory:
     fake_llm.facts(fact)
     turn = user_turn(user, turn_text)
-    assert remember(user, turn) == 1
+    assert remember(user, turn).stored == 1
     return Memory.objects.get(user=user, source_turn=turn)
 
 

@@ -13,7 +13,8 @@ from rest_framework.test import APIClient
 from chat.services import chat_user_turn, conversation_create
 from memoryapp.models import Memory
 from memoryapp.selectors import memory_export, memory_recently_deleted
-from memoryapp.services import memory_soft_delete, remember
+from memoryapp.services import memory_soft_delete
+from memoryapp.write import remember
 from tests.factories import user_turn
 
 pytestmark = pytest.mark.django_db

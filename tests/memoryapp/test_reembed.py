@@ -5,8 +5,9 @@ from django.core.management import CommandError, call_command
 from django.db import connection
 
 from memoryapp.models import Memory
-from memoryapp.selectors import recall
-from memoryapp.services import memory_soft_delete, remember
+from memoryapp.read.recall import recall
+from memoryapp.services import memory_soft_delete
+from memoryapp.write import remember
 from tests.factories import user_turn
 
 pytestmark = pytest.mark.django_db

@@ -8,11 +8,12 @@ from chat.models import Turn
 from chat.services import turn_append
 from core.llm import ModelUnavailable
 from memoryapp import thresholds
-from memoryapp.extraction import EXTRACT_EXAMPLES, EXTRACT_MAX_TOKENS, ExtractionUnusable
-from memoryapp.gate import gate_facts
 from memoryapp.hashing import content_hash
 from memoryapp.models import Memory, MemoryEvidence
-from memoryapp.services import memory_soft_delete, remember
+from memoryapp.services import memory_soft_delete
+from memoryapp.write import remember
+from memoryapp.write.extract import EXTRACT_EXAMPLES, EXTRACT_MAX_TOKENS, ExtractionUnusable
+from memoryapp.write.gate import gate_facts
 from tests.factories import user_turn
 
 pytestmark = pytest.mark.django_db
@@ -29,9 +30,9 @@ def test_priya_turn_writes_facts_with_provenance(alice):
 
     written = remember(alice, turn)
 
-    assert written == 2
+    assert written.stored == 2 and written.refused == ()
     rows = {m.text: m for m in live(alice)}
-    assert set(rows) == {"The user's name is Priya.", "The user's timezone is UTC."}
+    assert set(rows) == set(written.kept) == {"The user's name is Priya.", "The user's timezone is UTC."}
     for memory in rows.values():
         assert memory.source_conversation_id == turn.conversation_id
         assert memory.source_turn_id == turn.pk
@@ -61,7 +62,7 @@ def test_restated_fact_refreshes_last_seen_instead_of_adding_a_twin(alice):
     before = {m.text: m.last_seen for m in live(alice)}
 
     again = user_turn(alice, "Call me Priya -  and I'm always in UTC!")
-    assert remember(alice, again) == 2
+    assert remember(alice, again).stored == 2
 
     assert live(alice).count() == 2
     for memory in live(alice):
@@ -99,13 +100,13 @@ def test_restatement_after_delete_is_a_new_live_row_and_keeps_the_deleted_one(al
 
 def test_invented_fact_is_rejected_by_the_gate(alice, fake_llm):
     fake_llm.facts("The user's name is Dr. Alvarez.")
-    assert remember(alice, user_turn(alice, PRIYA)) == 0
+    assert remember(alice, user_turn(alice, PRIYA)).stored == 0
     assert not Memory.objects.filter(user=alice).exists()
 
 
 def test_gate_keeps_the_true_fact_and_drops_the_invented_one(alice, fake_llm):
     fake_llm.facts("Priya prefers UTC.", "The user's name is Dr. Alvarez.")
-    assert remember(alice, user_turn(alice, PRIYA)) == 1
+    assert remember(alice, user_turn(alice, PRIYA)).stored == 1
     assert list(live(alice).values_list("text", flat=True)) == ["Priya prefers UTC."]
 
 
@@ -154,7 +155,7 @@ def test_an_answer_cut_off_at_the_token_limit_stores_nothing_and_is_unusable(ali
 def test_at_most_two_facts_are_kept_per_turn(alice, fake_llm):
     turn = "I live in Lisbon, I work at Acme as a data engineer, and I'm vegetarian."
     fake_llm.facts("The user lives in Lisbon.", "The user works at Acme.", "The user is vegetarian.")
-    assert remember(alice, user_turn(alice, turn)) == 2
+    assert remember(alice, user_turn(alice, turn)).stored == 2
     assert live(alice).count() == 2
 
 
@@ -176,14 +177,14 @@ def test_at_most_two_facts_are_kept_per_turn(alice, fake_llm):
     ],
 )
 def test_small_talk_questions_and_other_people_write_nothing(alice, turn):
-    assert remember(alice, user_turn(alice, turn)) == 0
+    assert remember(alice, user_turn(alice, turn)).stored == 0
     assert not Memory.objects.filter(user=alice).exists()
 
 
 def test_assistant_turns_are_never_a_source(alice):
     turn = user_turn(alice, "hello")
     reply = turn_append(user=alice, conversation=turn.conversation, role=Turn.Role.ASSISTANT, content=PRIYA)
-    assert remember(alice, reply) == 0
+    assert remember(alice, reply).stored == 0
     assert not Memory.objects.exists()
 
 
@@ -216,13 +217,13 @@ def test_an_answer_that_is_not_a_list_of_facts_is_unusable_and_stores_nothing(al
 )
 def test_unusable_items_of_a_list_are_dropped_without_an_exception(alice, fake_llm, content):
     fake_llm.reply(content)
-    assert remember(alice, user_turn(alice, "I live in Lisbon.")) == 0
+    assert remember(alice, user_turn(alice, "I live in Lisbon.")).stored == 0
     assert not Memory.objects.exists()
 
 
 def test_control_characters_are_stripped_from_facts(alice, fake_llm):
     fake_llm.facts("The user lives\x00 in\x1b Lisbon.")
-    assert remember(alice, user_turn(alice, "I live in Lisbon.")) == 1
+    assert remember(alice, user_turn(alice, "I live in Lisbon.")).stored == 1
     assert live(alice).get().text == "The user lives in Lisbon."
 
 
@@ -234,7 +235,7 @@ def test_model_failure_raises_and_writes_nothing(alice, fake_llm):
     assert not Memory.objects.exists()
     # the turn itself is untouched and the write can be retried
     fake_llm.facts("The user lives in Lisbon.")
-    assert remember(alice, turn) == 1
+    assert remember(alice, turn).stored == 1
 
 
 def test_a_turn_of_another_user_is_refused(alice, bob):
@@ -257,5 +258,5 @@ def fixed_extractor(text):
 
 def test_a_custom_extractor_named_in_settings_is_used_and_its_output_cleaned(alice, settings):
     settings.MEMORY_EXTRACTOR = "tests.memoryapp.test_remember.fixed_extractor"
-    assert remember(alice, user_turn(alice, "I like fixed extractors.")) == 1
+    assert remember(alice, user_turn(alice, "I like fixed extractors.")).stored == 1
     assert live(alice).get().text == "The user likes fixed extractors."

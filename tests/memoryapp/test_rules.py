@@ -2,7 +2,7 @@
 
 import pytest
 
-from memoryapp.rules import extract_facts_by_rules
+from memoryapp.write.rules import extract_facts_by_rules
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,7 @@ from django.conf import settings
 
 from memoryapp.models import Memory
 from memoryapp.sensitive import secret_kind
-from memoryapp.services import remember
+from memoryapp.write import remember
 from tests.factories import user_turn
 
 LABELLED = json.loads((Path(settings.BASE_DIR) / "eval" / "secrets.json").read_text(encoding="utf-8"))
@@ -35,26 +35,26 @@ def test_harmless_numbers_and_words_are_not_secrets(case):
 @pytest.mark.django_db
 def test_no_secret_turn_writes_anything_offline(alice):
     for case in SECRETS:
-        assert remember(alice, user_turn(alice, case["text"])) == 0, case["text"]
+        assert remember(alice, user_turn(alice, case["text"])).stored == 0, case["text"]
     assert not Memory.objects.filter(user=alice).exists()
 
 
 @pytest.mark.django_db
 def test_a_model_that_extracts_a_secret_gets_nothing_stored(alice, fake_llm):
     # The turn carries a secret: the extractor is not even asked.
-    assert remember(alice, user_turn(alice, "I'm Priya and my password is hunter2.")) == 0
+    assert remember(alice, user_turn(alice, "I'm Priya and my password is hunter2.")).stored == 0
     assert not [r for r in fake_llm.chat_requests() if "hunter2" in json.dumps(r["body"])]
     # A fact that carries one is refused whatever turn it claims to come from.
     fake_llm.facts("The user's card number is 4111 1111 1111 1111.", "The user pays by card.")
-    assert remember(alice, user_turn(alice, "I pay for everything by card.")) == 1
+    assert remember(alice, user_turn(alice, "I pay for everything by card.")).stored == 1
     assert list(Memory.objects.filter(user=alice).values_list("text", flat=True)) == ["The user pays by card."]
 
 
 @pytest.mark.django_db
 def test_contact_details_are_kept_only_when_the_user_asks(alice):
-    assert remember(alice, user_turn(alice, "My phone is +44 7700 900123, call me later.")) == 0
-    assert remember(alice, user_turn(alice, "I live at 221B Baker Street.")) == 0
-    assert remember(alice, user_turn(alice, "Please remember my phone number is +44 7700 900123.")) == 1
+    assert remember(alice, user_turn(alice, "My phone is +44 7700 900123, call me later.")).stored == 0
+    assert remember(alice, user_turn(alice, "I live at 221B Baker Street.")).stored == 0
+    assert remember(alice, user_turn(alice, "Please remember my phone number is +44 7700 900123.")).stored == 1
     assert list(Memory.objects.filter(user=alice).values_list("text", flat=True)) == [
         "The user's phone number is +44 7700 900123."
     ]

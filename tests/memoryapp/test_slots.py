@@ -1,9 +1,10 @@
 import pytest
 
 from memoryapp.models import Memory, MemoryEvent
-from memoryapp.selectors import recall
-from memoryapp.services import memory_correct, remember
+from memoryapp.read.recall import recall
+from memoryapp.services import memory_correct
 from memoryapp.slots import slot_of
+from memoryapp.write import remember
 from tests.factories import user_turn
 
 pytestmark = pytest.mark.django_db
@@ -63,7 +64,7 @@ def test_moving_retires_the_old_home_and_recall_finds_only_the_new_one(alice):
 
 
 def test_a_move_retires_a_shared_home_and_leaves_whom_the_user_lives_with(alice):
-    assert remember(alice, user_turn(alice, "I live in Lyon with my partner.")) == 2
+    assert remember(alice, user_turn(alice, "I live in Lyon with my partner.")).stored == 2
     remember(alice, user_turn(alice, "We moved to Paris last month."))
     assert live_texts(alice) == ["The user lives in Paris.", "The user lives with their partner."]
 

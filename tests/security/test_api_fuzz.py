@@ -32,7 +32,8 @@ from schemathesis.core.failures import FailureGroup
 from chat.models import Conversation
 from chat.services import chat_reply, chat_user_turn, conversation_create
 from memoryapp.models import Memory
-from memoryapp.services import memory_soft_delete, remember
+from memoryapp.services import memory_soft_delete
+from memoryapp.write import remember
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -147,7 +147,7 @@ class Command(BaseCommand):
     def _fit_need(self, path: Path) -> None:
         from eval import need as fitting
         from memoryapp.embeddings import get_embedder
-        from memoryapp.need import weights_path
+        from memoryapp.read.need import weights_path
 
         embedder = get_embedder()
         target = weights_path(embedder.name)

@@ -23,7 +23,7 @@ from django.utils.module_loading import import_string
 from core.llm import ModelUnavailable, as_messages, endpoint_errors, openai_client
 from memoryapp import grammar, sensitive
 from memoryapp.forgetting import forget_request
-from memoryapp.rules import extract_facts_by_rules
+from memoryapp.write.rules import extract_facts_by_rules
 
 logger = logging.getLogger(__name__)
 
@@ -271,7 +271,7 @@ def english_reading(text: str) -> str | None:
 
 
 def _extract_offline(text: str, *, limit: int, said: date | None) -> list[str]:
-    """The grammar of an English turn (memoryapp.grammar). The patterns of memoryapp.rules serve a
+    """The grammar of an English turn (memoryapp.grammar). The patterns of memoryapp.write.rules serve a
     turn in another language, or one the parser could not read, and never a fact that leans on
     words outside it."""
     doc = grammar.analyse(text)

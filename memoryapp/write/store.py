@@ -18,12 +18,13 @@ from pgvector import Vector
 
 from memoryapp import grammar, thresholds
 from memoryapp.embeddings import get_embedder
-from memoryapp.gate import GatedFact
 from memoryapp.hashing import content_hash
 from memoryapp.keys import category_of, keyed, keys_of
+from memoryapp.lexicon import words
 from memoryapp.models import Memory, MemoryEvent, MemoryEvidence, MemoryKey
 from memoryapp.orders import obeyed
 from memoryapp.slots import slot_of
+from memoryapp.write.gate import GatedFact
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -277,9 +278,7 @@ def _extend(cursor, *, user: User, memory_id: int, old_text: str, fact: str, vec
     return True
 
 
-# Words that do not change what a fact claims: "The user can speak Mandarin." is said again,
-# with more, by "The user speaks Mandarin and English.".
-_CLAIMLESS = {"the", "a", "an", "can", "and"}
+_CLAIMLESS = words("claimless")
 
 
 def _words(fact: str) -> set[str]:

@@ -27,22 +27,14 @@ from pathlib import Path
 import numpy as np
 
 from memoryapp.grammar import FIRST_PERSON, analyse, looks_english
+from memoryapp.lexicon import words
 
 NEEDED, NOT_NEEDED, UNDECIDED = "needed", "not needed", "undecided"
 
-_TELLING = frozenset("tell give show explain teach remind write send translate summarise summarize".split())
-_ADVICE = frozenset(
-    "recommend suggest advise plan pick choose propose ideas idea tips tip recommendation recommendations "
-    "suggestion suggestions advice should".split()
-)
-_NEARBY = frozenset("here nearby near local around tonight".split())
-# Words that open an English question or request: enough to read a short turn as English
-# ("Explain quantum entanglement simply." has none of the function words looks_english counts).
-_OPENERS = frozenset(
-    "what who whom whose when where why how which is are was were do does did can could will would "
-    "explain translate tell write describe summarise summarize define calculate list give show name "
-    "compare convert find help".split()
-)
+_TELLING = words("telling")
+_ADVICE = words("advice")
+_NEARBY = words("nearby")
+_OPENERS = words("openers")
 
 # "What do you know about me?": a turn that asks for the user's whole profile, in any language
 # the encoder knows: the request in other languages scores well above other questions against

@@ -14,6 +14,7 @@ from collections.abc import Callable
 
 from memoryapp import timewords
 from memoryapp.attribution import sentences
+from memoryapp.lexicon import words
 
 # A clause ends at punctuation or at a conjunction that starts a new thought.
 _VALUE = (
@@ -32,7 +33,7 @@ _HYPOTHETICAL = re.compile(
 )
 _IM = r"(?:i'm|i am|i’m|im)"
 _NAME = r"(?P<v>(?:Dr\.?\s|Mr\.?\s|Ms\.?\s|Mrs\.?\s)?[A-Z][\w'’-]+(?:\s[A-Z][\w'’-]+){0,2})"
-_NAME_STOP = {"Not", "Just", "Sorry", "Here", "Fine", "Good", "Back", "Ready", "Done", "Happy", "Glad", "So", "The"}
+_NAME_STOP = words("name_stop")
 _OCCUPATION = (
     r"(?:engineer|developer|programmer|designer|teacher|professor|lecturer|nurse|doctor|physician|surgeon|"
     r"dentist|lawyer|attorney|accountant|architect|artist|writer|author|journalist|editor|chef|cook|baker|"
@@ -42,7 +43,7 @@ _OCCUPATION = (
     r"data scientist|product manager|software engineer|web developer|administrator|"
     r"[a-z]+(?:ist|ian|er|or))"
 )
-_NOT_OCCUPATION = {"user", "fan", "lover", "bit", "member", "customer", "beginner", "other", "number", "believer"}
+_NOT_OCCUPATION = words("not_occupation")
 _DIET = (
     r"(?P<v>vegetarian|vegan|pescatarian|pescetarian|lactose[- ]intolerant|gluten[- ]free|"
     r"coeliac|celiac|diabetic|teetotal|sober|kosher|halal|keto|on a [\w -]+ diet)"

@@ -1,46 +1,31 @@
 """The write gate: which of a turn's candidate facts may be kept, and why the others may not.
 
 A fact is weighed against its own turn (an invented fact scores low against its source), read
-for whose fact it is, and checked for what no memory may be.
-
-A fact is kept when
-0. its turn neither asks to forget nor carries a secret (`declined`), and is more than a
-   pleasantry (memoryapp.smalltalk); it carries no secret
-   (a password, key, card, bank or id number) and no contact detail the user did not ask to
-   be remembered (see memoryapp.sensitive); and it is an English sentence about the user,
-   not about the assistant or someone the user knows (see memoryapp.grammar.fact_problems),
-   nor what a turn that only asks, and never speaks of the user, was guessed to presume; and
-   if it is a standing instruction, it sends no data anywhere, carries no link or address,
-   and reveals no memory and none of the assistant's instructions (memoryapp.orders);
-1. its cosine similarity to the turn, or to one clause of it, is at or above the write
-   gate: a fact the extractor invented scores low against its own source; and
-2. the clause that supports it best is the user speaking about themselves: similarity
-   measures topic, not subject, so a colleague's name or a sister's city put on the
-   user would pass step 1 (see memoryapp.attribution); and
-3. it does not restate the turn's question, nor state a value the turn says is not or no
-   longer the user's ("moved from Berlin", "a Model Y, not a Model 3"), nor claim more than
-   the turn ("learning flamenco guitar" -> "a professional guitarist"), nor turn a
-   comparison round ("he's older than me" -> "The user is older than Gus."), nor name what
-   the English turn never writes ("... at the University of Jordan."); and the
-   turn's own clause closest to it, in another language, says neither "no longer" nor
-   "before that" ("Ya no trabajo en el banco" -> "The user works at a bank.").
+for whose fact it is, and checked for what no memory may be. The checks are named entries of
+memoryapp.write.checks, asked in their stages around the similarity step:
+1. the turn's and each fact's form (`TURN`, `FORM`), whatever the similarity;
+2. the similarity step (`FAR`): the fact's cosine similarity to the turn, or to one of its
+   clauses, is at or above the write gate, so a true fact stated in one clause of a long message
+   is not diluted by the rest, while an invented fact stays low against every clause;
+3. the clause that supports it best (`SUPPORT`): whose fact it is (similarity measures topic,
+   not subject) and whether it says what the turn says.
+A refused fact carries the code of the check that refused it.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 
 import numpy as np
 from django.conf import settings
 
-from memoryapp import attribution, grammar, sensitive, smalltalk, thresholds, timewords
+from memoryapp import attribution, grammar, thresholds, timewords
 from memoryapp.embeddings import Embedder, get_embedder, get_multilingual_embedder
-from memoryapp.extraction import declined
 from memoryapp.keys import keys_of
-from memoryapp.orders import orders_problem
 from memoryapp.wording import INSTRUCTION, as_said
+from memoryapp.write.checks import FAR, FORM, SUPPORT, TURN, Candidate, first_refusal
 
 # The clauses of a turn are gate sources too, so a true fact stated in one clause of a
 # long message is not diluted away by the rest of it, while an invented fact stays low against
@@ -61,6 +46,7 @@ class GatedFact:
     rejected_because: str = ""
     # the needs the fact answers (memoryapp.keys), embedded in the gate's batch
     keys: dict[str, np.ndarray] = field(default_factory=dict)
+    check: str = ""  # the code of the check that refused it (memoryapp.write.checks)
 
 
 def gate_facts(
@@ -89,13 +75,13 @@ def gate_facts(
     rejected: list[GatedFact] = []
     problems = grammar.fact_problems(facts, content)
     across = _across_languages(content, facts, [part.text for part in sources.parts[: sources.own]])
-    turn_refused = _turn_refusal(content)
     literal = set(grammar.aged_relations(content)) if across is None else set()
     faithful_reading = reading if sources.read else None
     for i, (text, vector, problem) in enumerate(zip(facts, batch.facts, problems, strict=True)):
-        refused = turn_refused or _form_refusal(text, content, faithful_reading, problem)
+        candidate = Candidate(text, content, faithful_reading, problem)
+        refused = first_refusal(TURN, candidate) or first_refusal(FORM, candidate)
         if refused:
-            rejected.append(GatedFact(text, 0.0, vector, refused))
+            rejected.append(GatedFact(text, 0.0, vector, refused[1], check=refused[0]))
             continue
         similarities = _similarities(batch, i, text)
         if across is not None:
@@ -108,11 +94,14 @@ def gate_facts(
             similarity = float(np.max(similarities))
             passed = similarity >= gate or text in literal
         if not passed:
-            rejected.append(GatedFact(text, similarity, vector, "too far from the turn"))
+            rejected.append(GatedFact(text, similarity, vector, "too far from the turn", check=FAR))
             continue
         by_own_clause = across.by_clause[i] if across is not None else None
-        reason = _support_refusal(text, sources, similarities, by_own_clause, faithful_reading)
-        (rejected if reason else kept).append(GatedFact(text, similarity, vector, reason or "", batch.keyed[i]))
+        refused = first_refusal(SUPPORT, _supported(candidate, sources, similarities, by_own_clause))
+        if refused:
+            rejected.append(GatedFact(text, similarity, vector, refused[1], batch.keyed[i], check=refused[0]))
+        else:
+            kept.append(GatedFact(text, similarity, vector, "", batch.keyed[i]))
     return embedder.name, kept, rejected
 
 
@@ -189,67 +178,19 @@ def _similarities(batch: _Batch, i: int, text: str) -> np.ndarray:
     return similarities
 
 
-def _form_refusal(text: str, content: str, reading: str | None, problem: str | None) -> str | None:
-    """Step 0 for one fact, whatever its similarity: what no memory may be (a secret, contact
-    details not asked to be kept, a standing instruction with orders), a fact that is not an
-    English sentence about the user (`problem`, from grammar.fact_problems), a request asked once,
-    a guess at what a question presumes, a fact about code the turn only showed."""
-    return (
-        sensitive.refusal(content, text)
-        or problem
-        or _asked_once(text, content)
-        or _presumed(text, content, reading)
-        or grammar.about_shown_code(text, content)
-        or orders_problem(text, content)
-    )
-
-
-def _support_refusal(
-    text: str,
-    sources: _Sources,
-    similarities: np.ndarray,
-    by_own_clause: np.ndarray | None,
-    reading: str | None,
-) -> str | None:
-    """Steps 2 and 3: whose fact it is, by the clause that supports it best, and whether it says
-    what the turn says. For a turn in another language that has a faithful reading, only the
-    reading's clauses can say whose it is: the turn's own are not read for their subject, so
-    "ابني ... عمره عشر سنوات" ("My son is ten") would pass "The user is 10 years old." on its
-    Arabic clause. The turn's own clause closest to the fact is read for a "no longer" in the
-    turn's language."""
+def _supported(
+    candidate: Candidate, sources: _Sources, similarities: np.ndarray, by_own_clause: np.ndarray | None
+) -> Candidate:
+    """The candidate with the clause that supports it best and the turn's own clause nearest it.
+    For a turn in another language that has a faithful reading, only the reading's clauses can
+    say whose the fact is: the turn's own are not read for their subject, so "ابني ... عمره عشر
+    سنوات" ("My son is ten") would pass "The user is 10 years old." on its Arabic clause. The
+    turn's own clause closest to the fact is read for a "no longer" in the turn's language."""
     first = len(sources.parts) - len(sources.read) if sources.read else 0
     support = sources.parts[first + int(np.argmax(similarities[1 + first :]))]
-    told = reading or sources.texts[0]  # the reading's words are English, as the fact's are
     own = by_own_clause if by_own_clause is not None else similarities[1 : 1 + sources.own]
     nearest = sources.parts[int(np.argmax(own))]
-    return (
-        grammar.restated_question(text, support.text)
-        or attribution.misattribution(text, support, told)
-        or grammar.no_longer_abroad(text, nearest.text)
-        or grammar.stale_value(text, told)
-        or grammar.says_more(text, told)
-        or grammar.unsaid_name(text, told)
-        or grammar.reversed_comparison(text, told)
-    )
-
-
-# `remember` never extracts from a declined turn; the gate refuses its facts all the same, so a
-# fact proposed for it by any other path (an import, a custom extractor) is not stored either.
-_DECLINED = {
-    "secret": "the turn carries a secret",
-    "forget": "the turn asks not to be remembered",
-}
-
-
-def _turn_refusal(content: str) -> str | None:
-    """Why no fact from this turn may be kept, whatever the fact: the turn is declined, or it is
-    only a pleasantry. None for an ordinary turn."""
-    reason = declined(content)
-    if reason:
-        return _DECLINED[reason]
-    if smalltalk.is_pleasantry(content):
-        return "the turn is only a greeting, thanks or acknowledgement"
-    return None
+    return replace(candidate, support=support, nearest=nearest.text)
 
 
 def _numbers(text: str) -> set[int]:
@@ -267,42 +208,6 @@ def _faithful(content: str, reading: str) -> bool:
         return False
     vectors = get_multilingual_embedder().embed([content, reading])
     return float(vectors[0] @ vectors[1]) >= settings.MEMORY_READING_FLOOR
-
-
-def _asked_once(fact: str, content: str) -> str | None:
-    """A model words a one-off request as a standing instruction ("Che ore sono a New York?" ->
-    "The user wants the assistant to tell the current time in New York."): an instruction fact
-    from a turn that only asks is refused."""
-    if INSTRUCTION.match(fact) and grammar.only_asks(content):
-        return "the fact makes a question asked once a standing instruction"
-    return None
-
-
-def _presumed(fact: str, content: str, reading: str | None) -> str | None:
-    """A fact from a turn that only asks and never speaks of the user ("Is `git rebase -i` safe
-    on a shared branch?" -> "The user is using `git rebase -i` on a shared branch.", "Remind me
-    what a REST API is?" -> "The user is learning about REST APIs.") is what the question was
-    guessed to presume. The turn, or its faithful English `reading`, must read as English, and
-    each sentence must be a question that opens with a question word ("Vim user here, what's
-    ...?" says who asks) or a request of the assistant, for its lack of "I" and "my" to mean
-    anything. A turn in another language without a reading is read in its own words: each
-    sentence a question or a request ("¿Puedes darme una receta de paella?"), with no "I", "my"
-    or "we" of its language (`grammar.only_asks_abroad`), or the fact copies its code. A turn
-    that speaks to "you" is left to the rules on the listener and on questions asked of the
-    assistant."""
-    english = reading or content
-    if grammar.looks_english(grammar.analyse(english)):
-        if grammar.only_asks_for_something(english):
-            return "the turn only asks, and says nothing of the user"
-    elif grammar.only_asks_abroad(content):
-        return "the turn only asks, and says nothing of the user"
-    if (
-        grammar.only_asks(content)
-        and not grammar.speaks_of_anyone(content)
-        and any(code in fact for code in grammar.code_spans(content))
-    ):
-        return "the turn only asks, and says nothing of the user"
-    return None
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,89 @@
+"""The write path of one user turn, as one short sequence of stages, each owned by one module:
+
+1. decline (`extract.declined`): a turn that carries a secret or asks to forget is never read;
+2. extract (`extract.extract_facts`): at most two third-person facts, by a model or the grammar;
+3. gate (`gate.gate_facts`): each fact weighed against its own turn and put through the named
+   checks of `checks`; every refusal carries the code of the check that made it;
+4. store (`store.store_facts`): upsert by content hash with provenance, restatements and
+   paraphrases refreshed, single-valued slots superseded.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from chat.models import Turn
+from memoryapp.write.extract import declined, english_reading, extract_facts
+from memoryapp.write.gate import gate_facts
+from memoryapp.write.store import store_facts
+
+if TYPE_CHECKING:
+    import numpy as np
+    from django.contrib.auth.models import User
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Written:
+    """What the write path did with one turn."""
+
+    stored: int = 0  # facts written or refreshed
+    declined: str = ""  # "secret" or "forget" when the turn was not read at all
+    kept: tuple[str, ...] = ()  # the facts the gate kept
+    refused: tuple[tuple[str, str], ...] = ()  # each refused fact with its check's code (memoryapp.write.checks)
+
+
+def remember(user: User, turn: Turn, *, turn_vector: np.ndarray | None = None) -> Written:
+    """Extract, gate, embed and upsert the durable facts in one user turn. `turn_vector` is the
+    turn's embedding by the configured model, when the read path of the chat turn made it.
+
+    Says how many facts were written or refreshed, and why the others were not; small talk
+    writes nothing.
+    - Facts come only from the user's own turns, at most two per turn; a turn that carries a
+      secret (memoryapp.sensitive) or asks to forget writes nothing (see `declined`).
+    - The gate runs before anything is stored, so an invented fact never reaches the table.
+    - Turn, facts and gate sources are embedded in one batched call.
+    - The upsert keys on (user, content_hash) among live rows: a restatement refreshes
+      `last_seen` and the embedding instead of adding a twin, and is recorded as evidence.
+    - A fact that says an existing memory in other words (similarity at or above the model's
+      paraphrase threshold, same numbers, same polarity) is a restatement of it, not a twin.
+    - A fact that fills a single-valued slot (home, name, timezone, ...) retires the user's
+      older fact in that slot, recorded as superseded: the latest statement wins.
+    - Everything for one turn commits together or not at all; re-running it for the same
+      turn is safe (evidence is unique per memory and turn, so nothing is counted twice).
+    Raises ModelUnavailable when the extraction or embedding endpoint fails.
+    """
+    if turn.user_id != user.pk:
+        raise PermissionError("remember() was given a turn that belongs to another user")
+    if turn.role != Turn.Role.USER or not turn.content.strip():
+        return Written()
+    reason = declined(turn.content)
+    if reason:
+        # Not even sent to an extractor: a turn that carries a secret, or that asks to forget,
+        # writes and refreshes nothing.
+        logger.info("turn %s declined (%s); nothing from it is remembered", turn.pk, reason)
+        return Written(declined=reason)
+
+    reading = english_reading(turn.content)
+    facts = extract_facts(turn.content, said=turn.created_at.date(), reading=reading)
+    if not facts:
+        return Written()
+    model_name, kept, rejected = gate_facts(
+        turn.content, facts, content_vector=turn_vector, reading=reading, said_on=turn.created_at.date()
+    )
+    for fact in rejected:
+        logger.debug(
+            "write gate refused a fact from turn %s: %s, %s (similarity %.3f)",
+            turn.pk,
+            fact.check,
+            fact.rejected_because,
+            fact.similarity,
+        )
+    return Written(
+        stored=store_facts(user, turn, kept, model_name=model_name),
+        kept=tuple(fact.text for fact in kept),
+        refused=tuple((fact.text, fact.check) for fact in rejected),
+    )
