@@ -46,6 +46,13 @@ from memoryapp.services import (
 )
 
 EMBEDDER_DOWN = "The embedding model could not be reached; nothing was changed. Try again."
+EMBEDDER_UNAVAILABLE = OpenApiResponse(DetailSerializer, description="The embedding model is unavailable.")
+
+
+def _unavailable(detail: str = EMBEDDER_DOWN) -> Response:
+    return Response({"detail": detail}, status=status.HTTP_503_SERVICE_UNAVAILABLE)
+
+
 NOT_FOUND = OpenApiResponse(DetailSerializer, description="No such memory among the caller's own.")
 
 
@@ -85,7 +92,7 @@ class MemoryListApi(generics.ListAPIView):
                 description="Empty or too long (the field's errors), or a memory that may not be kept (`detail`)."
             ),
             429: TOO_MANY,
-            503: OpenApiResponse(DetailSerializer, description="The embedding model is unavailable."),
+            503: EMBEDDER_UNAVAILABLE,
         },
     )
     def post(self, request: SignedInApiRequest) -> Response:
@@ -97,7 +104,7 @@ class MemoryListApi(generics.ListAPIView):
         except MemoryRefused as exc:
             return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
         except ModelUnavailable:
-            return Response({"detail": EMBEDDER_DOWN}, status=status.HTTP_503_SERVICE_UNAVAILABLE)
+            return _unavailable()
         trace = memory_trace(user=request.user, memory_id=memory.pk)
         return Response(
             MemoryTraceSerializer(trace).data, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK
@@ -183,7 +190,7 @@ class MemoryDetailApi(APIView):
             400: OpenApiResponse(description="The text is empty, too long or unusable."),
             404: NOT_FOUND,
             409: OpenApiResponse(DetailSerializer, description="Another live memory already says this."),
-            503: OpenApiResponse(DetailSerializer, description="The embedding model is unavailable."),
+            503: EMBEDDER_UNAVAILABLE,
         },
     )
     def patch(self, request: SignedInApiRequest, memory_id: int) -> Response:
@@ -198,7 +205,7 @@ class MemoryDetailApi(APIView):
         except MemoryConflict as exc:
             return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
         except ModelUnavailable:
-            return Response({"detail": EMBEDDER_DOWN}, status=status.HTTP_503_SERVICE_UNAVAILABLE)
+            return _unavailable()
         trace = memory_trace(user=request.user, memory_id=memory_id)
         return Response(MemoryTraceSerializer(trace).data)
 
@@ -250,7 +257,7 @@ class MemorySearchApi(APIView):
             200: OutputSerializer,
             400: OpenApiResponse(description="No probe, or a blank one."),
             429: TOO_MANY,
-            503: OpenApiResponse(DetailSerializer, description="The embedding model is unavailable."),
+            503: EMBEDDER_UNAVAILABLE,
         },
     )
     def post(self, request: SignedInApiRequest) -> Response:
@@ -260,7 +267,7 @@ class MemorySearchApi(APIView):
             hits = memory_search(user=request.user, probe=serializer.validated_data["probe"])
         except ModelUnavailable:
             detail = "Search is unavailable right now: the embedding model could not be reached."
-            return Response({"detail": detail}, status=status.HTTP_503_SERVICE_UNAVAILABLE)
+            return _unavailable(detail)
         return Response(self.OutputSerializer({"results": hits}).data)
 
 

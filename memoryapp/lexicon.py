@@ -1,8 +1,8 @@
 """The word lists the rules read, kept as data in `lexicon.toml`: one entry per concept, each
-saying what its words are for and which module reads it. A list is defined once; a rule that
-needs it asks for it by name (`words("kin")`), and a concept made of others names them
-(`with`). `tests/memoryapp/test_lexicon.py` checks every entry and that no module writes a word
-list of its own.
+saying what its words are for and which modules read it. A list is defined once; a rule that
+needs it asks for it by the entry's name (`lexicon.words`), and a concept made of others names
+them (`with`). `tests/memoryapp/test_lexicon.py` checks every entry and that no module writes a
+word list of its own.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ def entries() -> dict[str, dict]:
         return tomllib.load(handle)
 
 
+@functools.cache
 def words(concept: str) -> frozenset[str]:
     """The words of one concept: its own and those of the concepts it is made `with`."""
     entry = entries()[concept]
@@ -30,6 +31,7 @@ def words(concept: str) -> frozenset[str]:
     return frozenset(found)
 
 
+@functools.cache
 def ordered(concept: str) -> tuple[str, ...]:
     """The concept's own words in the order the file gives them, for a pattern built from them.
     `words` is a string of words split on spaces, or a list of such strings (a line each, with

@@ -45,6 +45,11 @@ class UndoExpired(Http404):
     """The undo period for a deleted memory has passed (a 404 to anything that does not ask)."""
 
 
+def _history(memory: Memory, user: User, actor: User | None, action: str, **details) -> MemoryEvent:
+    """One entry of the memory's history: the user's own doing unless `actor` (staff) says otherwise."""
+    return MemoryEvent.objects.create(memory=memory, user=user, actor=actor or user, action=action, **details)
+
+
 def _live_or_404(user: User, memory_id: int, *, deleted: bool = False) -> Memory:
     return get_object_or_404(
         Memory.objects.select_for_update().defer("embedding"),
@@ -61,14 +66,7 @@ def memory_soft_delete(*, user: User, memory_id: int, actor: User | None = None,
     memory = _live_or_404(user, memory_id)
     memory.deleted_at = memory.updated_at = timezone.now()
     Memory.objects.filter(pk=memory.pk, user=user).update(deleted_at=memory.deleted_at, updated_at=memory.updated_at)
-    MemoryEvent.objects.create(
-        memory=memory,
-        user=user,
-        actor=actor or user,
-        action=MemoryEvent.Action.DELETED,
-        turn=turn,
-        old_text=memory.text,
-    )
+    _history(memory, user, actor, MemoryEvent.Action.DELETED, turn=turn, old_text=memory.text)
     return memory
 
 
@@ -120,7 +118,7 @@ def memory_restore(*, user: User, memory_id: int, actor: User | None = None, win
     memory.deleted_at, memory.updated_at = None, timezone.now()
     Memory.objects.filter(pk=memory.pk, user=user).update(deleted_at=None, updated_at=memory.updated_at)
     supersede(user=user, memory_id=memory.pk, text=memory.text, actor=actor or user)
-    MemoryEvent.objects.create(memory=memory, user=user, actor=actor or user, action=MemoryEvent.Action.RESTORED)
+    _history(memory, user, actor, MemoryEvent.Action.RESTORED)
     return memory
 
 
@@ -166,14 +164,7 @@ def memory_correct(*, user: User, memory_id: int, text: str, actor: User | None 
         )
         with connection.cursor() as cursor:
             write_keys(cursor, user=user, memory_id=memory.pk, model_name=embedder.name, known=keyed_vectors)
-        MemoryEvent.objects.create(
-            memory=memory,
-            user=user,
-            actor=actor or user,
-            action=MemoryEvent.Action.CORRECTED,
-            old_text=old_text,
-            new_text=cleaned,
-        )
+        _history(memory, user, actor, MemoryEvent.Action.CORRECTED, old_text=old_text, new_text=cleaned)
         supersede(user=user, memory_id=memory.pk, text=cleaned, actor=actor or user)
     memory.text, memory.content_hash, memory.embedding_model = cleaned, new_hash, embedder.name
     return memory
@@ -233,9 +224,7 @@ def memory_add(*, user: User, text: str, actor: User | None = None) -> tuple[Mem
             )
             with connection.cursor() as cursor:
                 write_keys(cursor, user=user, memory_id=memory.pk, model_name=embedder.name, known=keyed_vectors)
-            MemoryEvent.objects.create(
-                memory=memory, user=user, actor=actor or user, action=MemoryEvent.Action.ADDED, new_text=cleaned
-            )
+            _history(memory, user, actor, MemoryEvent.Action.ADDED, new_text=cleaned)
             supersede(user=user, memory_id=memory.pk, text=cleaned, actor=actor or user)
     return memory, created
 

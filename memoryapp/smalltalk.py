@@ -10,10 +10,8 @@ from __future__ import annotations
 
 import re
 
-from memoryapp.lexicon import words
+from memoryapp import lexicon
 
-_WORDS = words("pleasantry_words")
-_PHRASES = words("pleasantry_phrases")
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
 
 
@@ -25,4 +23,6 @@ def is_pleasantry(text: str) -> bool:
     words = _WORD.findall(text.lower().replace("’", "'"))
     if not words:
         return True
-    return "".join(words) in _PHRASES or all(word in _WORDS or word in _PHRASES for word in words)
+    return "".join(words) in lexicon.words("pleasantry_phrases") or all(
+        word in lexicon.words("pleasantry_words") or word in lexicon.words("pleasantry_phrases") for word in words
+    )

@@ -8,23 +8,15 @@ import re
 from datetime import date
 from typing import TYPE_CHECKING
 
-from memoryapp import timewords
-from memoryapp.lexicon import words
+from memoryapp import lexicon, timewords
 
 if TYPE_CHECKING:
     from spacy.tokens import Span, Token
 
 from memoryapp.grammar.parsing import (
     _BETWEEN_US,
-    _DANGLING,
-    _FILLERS,
-    _HEDGES,
-    _KEEP_VERBS,
-    _NOT_A_FACT_VERBS,
-    _SCENE_MARKS,
     _THIRD_PERSON,
     _TIME_NOUNS,
-    _VAGUE_NOUNS,
     _is_imperative,
     recognise,
 )
@@ -98,9 +90,6 @@ def _sentence(pieces: list[Piece]) -> str:
     return text[0].upper() + text[1:] + ("" if text.endswith(".") else ".")
 
 
-_DISCOURSE = words("discourse")
-
-
 def _clause_tokens(verb: Token, drop: set[int]) -> list[Token]:
     """The tokens of the clause headed by `verb`, without its own subordinate clauses, the
     verbs it is coordinated with, and discourse words at its edges."""
@@ -122,7 +111,7 @@ def _clause_tokens(verb: Token, drop: set[int]) -> list[Token]:
             removed.update(t.i for t in child.subtree)  # a relative clause; a contrast ("..., not Shanghai")
         elif child.i < verb.i and child.dep_ in {"advmod", "prep", "npadvmod"}:
             words = {t.lower_ for t in child.subtree}
-            if words <= _FILLERS | _DISCOURSE:
+            if words <= lexicon.words("fillers") | lexicon.words("discourse"):
                 removed.update(t.i for t in child.subtree)
             elif child.dep_ == "prep" and child.lower_ == "as":  # "As a nurse, ..." is a fact of its own
                 removed.update(t.i for t in child.subtree)
@@ -133,18 +122,19 @@ def _clause_tokens(verb: Token, drop: set[int]) -> list[Token]:
     while tokens and (
         tokens[-1].is_punct
         or tokens[-1].pos_ == "CCONJ"
-        or tokens[-1].lower_ in _FILLERS | {"too", "lol", "haha"}
-        or (tokens[-1].lower_ in _ADDRESS_WORDS and len(tokens) > 1 and tokens[-2].text == ",")  # "..., mum."
+        or tokens[-1].lower_ in lexicon.words("fillers") | {"too", "lol", "haha"}
+        or (
+            tokens[-1].lower_ in lexicon.words("address_words") and len(tokens) > 1 and tokens[-2].text == ","
+        )  # "..., mum."
     ):
         gone = tokens.pop()
         while tokens and tokens[-1].head == gone and tokens[-1].dep_ == "advmod":  # the "right" of "right now"
             tokens.pop()
-    while tokens and (tokens[0].is_punct or tokens[0].lower_ in _FILLERS):
+    while tokens and (tokens[0].is_punct or tokens[0].lower_ in lexicon.words("fillers")):
         tokens.pop(0)
     return tokens
 
 
-_ADDRESS_WORDS = words("address_words")
 _DATE_WORDS = frozenset([*timewords.WEEKDAYS, *timewords.MONTHS, *_TIME_NOUNS, "today", "yesterday", "tomorrow"])
 
 
@@ -157,7 +147,7 @@ def _vocative(token: Token) -> bool:
         return False
     recognise(token.doc)
     words = list(token.subtree)
-    addressed = len(words) == 1 and token.lower_ in _ADDRESS_WORDS
+    addressed = len(words) == 1 and token.lower_ in lexicon.words("address_words")
     if not addressed and (
         not any(t.pos_ == "PROPN" for t in words)
         or any(
@@ -176,16 +166,17 @@ def _dangles(tokens: list[Token], subject_ids: set[int]) -> bool:
     for token in tokens:
         if token.i in subject_ids:
             continue
-        if token.pos_ in {"PRON", "DET"} and token.lower_ in _DANGLING and token.dep_ not in {"expl", "mark"}:
+        if (
+            token.pos_ in {"PRON", "DET"}
+            and token.lower_ in lexicon.words("dangling")
+            and token.dep_ not in {"expl", "mark"}
+        ):
             if token.dep_ == "det" and token.head.lemma_.lower() in _TIME_NOUNS:
                 continue  # "these days", "this year"
             return True
-        if token.lower_ in _VAGUE_NOUNS and token.pos_ in {"NOUN", "PRON", "NUM"}:
+        if token.lower_ in lexicon.words("vague_nouns") and token.pos_ in {"NOUN", "PRON", "NUM"}:
             return True
     return False
-
-
-_LIKING = words("liking")
 
 
 def _has_content(tokens: list[Token], verb: Token, subject_ids: set[int]) -> bool:
@@ -196,8 +187,8 @@ def _has_content(tokens: list[Token], verb: Token, subject_ids: set[int]) -> boo
             t.dep_ == "xcomp"
             and t.head == verb
             and t.pos_ == "VERB"
-            and verb.lemma_.lower() in _LIKING
-            and t.lemma_.lower() not in _NOT_A_FACT_VERBS  # "I like to think so"
+            and verb.lemma_.lower() in lexicon.words("liking")
+            and t.lemma_.lower() not in lexicon.words("not_a_fact_verbs")  # "I like to think so"
         )
         for t in tokens
         if t.i not in subject_ids and t.i != verb.i
@@ -214,12 +205,13 @@ def _hypothetical(verb: Token, *, reported: bool = True) -> bool:
             return True
         if child.dep_ == "aux" and child.lower_ in {"would", "'d", "’d", "could", "might", "should", "may"}:
             return True
-        if child.dep_ == "advmod" and child.lower_ in _HEDGES:
+        if child.dep_ == "advmod" and child.lower_ in lexicon.words("hedges"):
             return True
     # A clause under "I think", "my husband says", "imagine": an opinion, a report or a fancy;
     # but "remember that I live in Lisbon" asks for exactly this clause to be kept.
     under = reported and any(
-        t.lemma_.lower() in _NOT_A_FACT_VERBS and not (t.lemma_.lower() in _KEEP_VERBS and _is_imperative(t))
+        t.lemma_.lower() in lexicon.words("not_a_fact_verbs")
+        and not (t.lemma_.lower() in lexicon.words("keep_verbs") and _is_imperative(t))
         for t in verb.ancestors
     )
     return under or verb.lemma_.lower() in {
@@ -254,7 +246,7 @@ def _situation(verb: Token, sent: Span) -> bool:
     return (
         verb.dep_ == "advcl"
         and sent.text.rstrip().endswith("?")
-        and any(c.dep_ in {"mark", "advmod"} and c.lower_ in _SCENE_MARKS for c in verb.children)
+        and any(c.dep_ in {"mark", "advmod"} and c.lower_ in lexicon.words("scene_marks") for c in verb.children)
     )
 
 
@@ -288,9 +280,6 @@ def _dated(tokens: list[Token], verb: Token, said: date | None) -> tuple[dict[in
     return replacements, replaced
 
 
-_CONVINCED = words("convinced")
-
-
 def _between_us(verb: Token, subject: Token) -> bool:
     """Is this "we" the two people talking, or everyone? "We make a great team", "we have each
     other's backs", "we haven't talked in a while", "we all have unique paths". "We moved to
@@ -306,18 +295,14 @@ def _between_us(verb: Token, subject: Token) -> bool:
     return verb.lemma_.lower() in {"talk", "chat", "speak"} and not any(c.dep_ == "dobj" for c in verb.children)
 
 
-_TODAYS_TRYING = words("todays_trying")
-
-
 def _working_at(verb: Token) -> bool:
     """Is this an ongoing "trying to" with a goal after it ("I've been trying to learn Spanish")?"""
     if verb.lemma_.lower() != "try" or verb.tag_ != "VBG":
         return False
     goal = next((c for c in verb.children if c.dep_ == "xcomp"), None)
-    return goal is not None and goal.lemma_.lower() not in _TODAYS_TRYING | _NOT_A_FACT_VERBS
-
-
-_LASTING_SEARCHES = words("lasting_searches")
+    return goal is not None and goal.lemma_.lower() not in lexicon.words("todays_trying") | lexicon.words(
+        "not_a_fact_verbs"
+    )
 
 
 def _searching(verb: Token) -> bool:
@@ -331,10 +316,7 @@ def _searching(verb: Token) -> bool:
         for o in p.children
         if o.dep_ == "pobj"
     ]
-    return any(t.lemma_.lower() in _LASTING_SEARCHES for o in sought for t in [o, *o.conjuncts])
-
-
-_GLAD_OF = words("glad_of")
+    return any(t.lemma_.lower() in lexicon.words("lasting_searches") for o in sought for t in [o, *o.conjuncts])
 
 
 def _had(token: Token, had: set[int]) -> str:
@@ -349,8 +331,8 @@ def _glad_to_have(verb: Token) -> str | None:
     """What a feeling says the user has or is: "I'm lucky to have my husband and kids" -> "The user
     has a husband and kids.", "I'm proud to be a nurse" -> "The user is a nurse.". The feeling
     itself is of the day; what it is about lasts."""
-    feelings = [c for c in verb.children if c.dep_ == "acomp" and c.lower_ in _GLAD_OF]
-    if verb.lower_ in _GLAD_OF and any(c.dep_ == "auxpass" for c in verb.children):
+    feelings = [c for c in verb.children if c.dep_ == "acomp" and c.lower_ in lexicon.words("glad_of")]
+    if verb.lower_ in lexicon.words("glad_of") and any(c.dep_ == "auxpass" for c in verb.children):
         feelings.append(verb)  # "I'm blessed to have ...", parsed as a passive
     for feeling in feelings:
         for what in feeling.children:

@@ -9,13 +9,12 @@ import re
 import unicodedata
 from typing import TYPE_CHECKING
 
-from memoryapp import timewords
-from memoryapp.lexicon import words
+from memoryapp import lexicon, timewords
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc
 
-from memoryapp.grammar.facts import _INTENDING, _question, _root
+from memoryapp.grammar.facts import _question, _root
 from memoryapp.grammar.parsing import _CODE_SIGNS, _NON_LATIN, FIRST_PERSON, _fact_parse, analyse, looks_english
 from memoryapp.grammar.turns import code_spans
 
@@ -39,21 +38,18 @@ def restated_question(fact: str, clause: str) -> str | None:
         return None
     if asker.lower_ == "you" and fact_root.lemma_ == question_root.lemma_:
         return "the fact puts a question asked of the assistant on the user"
-    if asker.lower_ == "i" and fact_root.lemma_ in _INTENDING:
+    if asker.lower_ == "i" and fact_root.lemma_ in lexicon.words("intending"):
         if any(c.dep_ == "xcomp" and c.lemma_ == question_root.lemma_ for c in fact_root.children):
             return "the fact turns a question the user asked into a wish"
     return None
 
 
-_NO_LONGER = words("no_longer")
-_LEAVING = words("leaving")
 _STALE_REACH = 4  # words after the marker, within its clause, that it can cover
 
 
-_PLACED = words("placed")
 # Verbs whose past says the state is over when the fact says it holds: "we were in Bergen",
 # "I worked at Google", "I was living in Leeds".
-_STATES = _PLACED | {"be"}
+_STATES = lexicon.words("placed") | {"be"}
 
 
 def stale_value(fact: str, turn: str) -> str | None:
@@ -72,7 +68,7 @@ def stale_value(fact: str, turn: str) -> str | None:
     if any(t.dep_ == "neg" for t in said):
         return None
     root = _root(said)
-    placed = root is not None and root.lemma_ in _PLACED
+    placed = root is not None and root.lemma_ in lexicon.words("placed")
     values = {
         t.lower_
         for t in said
@@ -140,11 +136,9 @@ def no_longer_abroad(fact: str, clause: str) -> str | None:
     return None
 
 
-_RAISING = words("raising")
 _DEGREE = (
     r"(?:degree|phd|ph\.d\.?|mba|master's|masters|master|bachelor's|bachelor|doctorate|diploma|licen[cs]e|certificate)"
 )
-_HOLDING = words("holding")
 # A degree the user is still working towards: "doing a part-time MBA", "studying for a law degree".
 _TOWARDS = re.compile(
     r"\b(?:doing|studying|pursuing|taking|finishing|starting|working\s+(?:on|towards?)|enrolled\s+in|"
@@ -163,14 +157,14 @@ def says_more(fact: str, turn: str) -> str | None:
     english = looks_english(doc)
     told = {word for t in doc for word in (t.lower_, t.lemma_.lower())} if english else set()
     for token in said:
-        if token.lower_ not in _RAISING and token.lemma_.lower() not in _RAISING:
+        if token.lower_ not in lexicon.words("raising") and token.lemma_.lower() not in lexicon.words("raising"):
             continue
         if english and not ({token.lower_, token.lemma_.lower()} & told):
             return f"the fact says more than the turn: {token.text!r}"
         if not english and not _NON_LATIN.search(turn) and token.lower_[:4] not in turn.lower():
             return f"the fact says more than the turn: {token.text!r}"
     root = _root(said)
-    if not english or root is None or root.lemma_ not in _HOLDING:
+    if not english or root is None or root.lemma_ not in lexicon.words("holding"):
         return None
     for degree in re.findall(rf"\b{_DEGREE}(?!\w)", fact, re.I):
         found = list(re.finditer(rf"\b{re.escape(degree)}(?!\w)", turn, re.I))
@@ -270,10 +264,10 @@ def _covered(doc: Doc, *, every: bool = False) -> set[str]:
     for token in doc:
         following = doc[token.i + 1 : token.i + 1 + _STALE_REACH]
         used_to = token.lemma_ == "use" and token.tag_ == "VBD" and following[:1].text == "to"
-        leaving = token.lower_ == "from" and token.head.lemma_.lower() in _LEAVING
+        leaving = token.lower_ == "from" and token.head.lemma_.lower() in lexicon.words("leaving")
         # "I no live in Sevilla": a small model's reading says "not" so
         broken_not = token.lower_ == "no" and token.i > 0 and doc[token.i - 1].lower_ in {"i", "we"}
-        if not (token.lower_ in _NO_LONGER or used_to or leaving or broken_not):
+        if not (token.lower_ in lexicon.words("no_longer") or used_to or leaving or broken_not):
             continue
         # "from Berlin to Lisbon": the move's "to" starts what holds now
         ends = {"but", "and", "to"} if leaving else {"but", "and"}

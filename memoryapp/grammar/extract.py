@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Span, Token
 
+from memoryapp import lexicon
 from memoryapp.grammar.clauses import (
-    _CONVINCED,
     Piece,
     _between_us,
     _clause_tokens,
@@ -34,13 +34,9 @@ from memoryapp.grammar.facts import _fact_problem
 from memoryapp.grammar.parsing import (
     _CONTRACTED_PLAN,
     _MOMENT,
-    _NEEDS_OBJECT,
-    _NEEDS_OBJECT_NOUNS,
-    _NOT_A_FACT_VERBS,
     _STANDING,
     _TIME_NOUNS,
     _TIMEZONE,
-    _TRANSIENT,
     _USERS_NAME,
     FAMILY,
     KIN,
@@ -58,7 +54,6 @@ from memoryapp.grammar.parsing import (
     recognise,
 )
 from memoryapp.grammar.turns import is_forget_request
-from memoryapp.lexicon import words
 
 
 def _user_clause(verb: Token, subject: Token, sent: Span, said: date | None = None) -> str | None:
@@ -98,7 +93,7 @@ def _not_durable(verb: Token, lemma: str, sent: Span) -> bool:
     that does not say to what ("I have an allergy", "I'm allergic"), a belief ("I'm sure ..."),
     a passing state ("I'm tired")."""
     if (
-        (lemma in _NOT_A_FACT_VERBS and not _working_at(verb) and not _searching(verb))
+        (lemma in lexicon.words("not_a_fact_verbs") and not _working_at(verb) and not _searching(verb))
         or _hypothetical(verb)
         or _question_clause(verb, sent)
         or _situation(verb, sent)
@@ -107,22 +102,28 @@ def _not_durable(verb: Token, lemma: str, sent: Span) -> bool:
     if lemma == "have" and any(c.dep_ == "xcomp" for c in verb.children):
         return True  # "I have to juggle a lot": an obligation of the moment
     if lemma == "have" and any(
-        c.dep_ == "dobj" and c.lemma_.lower() in _NEEDS_OBJECT_NOUNS and not any(g.dep_ == "prep" for g in c.children)
+        c.dep_ == "dobj"
+        and c.lemma_.lower() in lexicon.words("needs_object_nouns")
+        and not any(g.dep_ == "prep" for g in c.children)
         for c in verb.children
     ):
         return True  # "I have an allergy" says nothing until it says to what
     if lemma != "be":
         return False
     complements = [c for c in verb.children if c.dep_ in {"acomp", "attr", "prep", "oprd"}]
-    if not complements or any(c.dep_ == "acomp" and c.lemma_.lower() in _CONVINCED for c in complements):
+    if not complements or any(
+        c.dep_ == "acomp" and c.lemma_.lower() in lexicon.words("convinced") for c in complements
+    ):
         return True  # "I'm sure with hard work I can ...": a belief, like "I think"
     if all(
-        c.dep_ == "acomp" and c.lemma_.lower() in _TRANSIENT and all(g.dep_ in {"advmod", "punct"} for g in c.children)
+        c.dep_ == "acomp"
+        and c.lemma_.lower() in lexicon.words("transient")
+        and all(g.dep_ in {"advmod", "punct"} for g in c.children)
         for c in complements
     ):
         return True  # "I'm tired"; but "I'm gluten-free" is not a passing state
     # "I'm allergic" says nothing until it says to what
-    return any(c.lemma_.lower() in _NEEDS_OBJECT and not list(c.children) for c in complements)
+    return any(c.lemma_.lower() in lexicon.words("needs_object") and not list(c.children) for c in complements)
 
 
 def _stated_value(verb: Token, lemma: str) -> str | None:
@@ -242,7 +243,7 @@ def _pronoun_subject(verb: Token) -> bool:
 
 def _possessed(subject: Token, verb: Token, sent: Span) -> str | None:
     """A clause about something of the user's that is not a person: "my laptop is a ThinkPad"."""
-    if verb.lemma_.lower() in _NOT_A_FACT_VERBS or _hypothetical(verb) or _question_clause(verb, sent):
+    if verb.lemma_.lower() in lexicon.words("not_a_fact_verbs") or _hypothetical(verb) or _question_clause(verb, sent):
         return None
     tokens = _clause_tokens(verb, set())
     subject_ids = {t.i for t in subject.subtree}
@@ -299,13 +300,12 @@ def _answers_it(verb: Token) -> Token | None:
     return it
 
 
-_CHEERING = words("cheering")
-
-
 def _cheering(verb: Token) -> bool:
     lemma = verb.lemma_.lower()
     children = list(verb.children)
-    if lemma in _CHEERING or (lemma == "lose" and any(c.lemma_.lower() in {"hope", "faith"} for c in children)):
+    if lemma in lexicon.words("cheering") or (
+        lemma == "lose" and any(c.lemma_.lower() in {"hope", "faith"} for c in children)
+    ):
         return True
     if lemma == "give":
         return any(c.dep_ == "prt" and c.lower_ == "up" for c in children)
@@ -313,7 +313,7 @@ def _cheering(verb: Token) -> bool:
         return not any(c.lower_ == "me" for c in verb.subtree)
     if lemma == "forget":
         return not any(c.dep_ in {"ccomp", "dobj"} for c in children)
-    return lemma == "be" and any(c.dep_ == "acomp" and c.lemma_.lower() in _TRANSIENT for c in children)
+    return lemma == "be" and any(c.dep_ == "acomp" and c.lemma_.lower() in lexicon.words("transient") for c in children)
 
 
 # The words that mark an instruction as standing without adding to it.
@@ -374,9 +374,6 @@ _NAMED_PETS = PETS | frozenset(
 )
 
 
-_GREETING_WORDS = words("greeting_words")
-
-
 def _named_relation(sent: Span) -> str | None:
     """A relation or pet named in passing, with no clause of its own about it: "Oscar, my guinea
     pig.", "Here's a pic of Oliver, my cat.", "My dog Max loves the beach."."""
@@ -394,7 +391,9 @@ def _named_relation(sent: Span) -> str | None:
             name = " ".join(
                 t.text
                 for t in token.subtree
-                if (t.pos_ == "PROPN" or t == token) and t.i <= token.i and t.lower_ not in _GREETING_WORDS
+                if (t.pos_ == "PROPN" or t == token)
+                and t.i <= token.i
+                and t.lower_ not in lexicon.words("greeting_words")
             )
             return f"The user's {what} is named {name}."
     return None
@@ -408,8 +407,6 @@ _AGED = re.compile(
     re.I,
 )
 _ADULT_AGE = 18
-_ADULT_NUMBER_WORDS = words("adult_number_words")
-_NOT_A_CHILD = words("not_a_child")
 _CHILD_WORDS = {"boy": "son", "girl": "daughter", "lad": "son", "lass": "daughter"}  # "my 6 year old girl"
 
 
@@ -428,9 +425,11 @@ def _aged_relations(sent: Span) -> list[str]:
         if what in {"twins", "twin"}:
             relation = "twins"
         if relation is None:
-            if what in _NOT_A_CHILD or (unit == "year" and number.isdigit() and int(number) >= _ADULT_AGE):
+            if what in lexicon.words("not_a_child") or (
+                unit == "year" and number.isdigit() and int(number) >= _ADULT_AGE
+            ):
                 continue
-            if number.split("-")[0] in _ADULT_NUMBER_WORDS and unit == "year":
+            if number.split("-")[0] in lexicon.words("adult_number_words") and unit == "year":
                 continue
             if not _stands_as_person(sent, match):
                 continue
@@ -505,7 +504,7 @@ def _elliptical(verb: Token, sent: Span, said: date | None) -> str | None:
     if (
         _hypothetical(verb, reported=False)
         or sent.text.rstrip().endswith("?")
-        or verb.lemma_.lower() in _NOT_A_FACT_VERBS
+        or verb.lemma_.lower() in lexicon.words("not_a_fact_verbs")
         or _dropped_subject_is_not_me(verb)
         or _CONTRACTED_PLAN.match(verb.doc.text[verb.idx :])
     ):

@@ -7,18 +7,15 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from memoryapp import timewords
-from memoryapp.lexicon import words
+from memoryapp import lexicon, timewords
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Token
 
-from memoryapp.grammar.clauses import _ADDRESS_WORDS, _DATE_WORDS
+from memoryapp.grammar.clauses import _DATE_WORDS
 from memoryapp.grammar.parsing import (
     _BETWEEN_US,
     _CONTRACTED_PLAN,
-    _FEELINGS,
-    _LISTENER,
     _NON_LATIN,
     _QUOTED,
     _TIME_NOUNS,
@@ -31,16 +28,9 @@ from memoryapp.grammar.parsing import (
     parser,
 )
 
-_ASSISTANT = words("assistant")
-_FINITE = words("finite")
-
 
 def _root(doc: Doc) -> Token | None:
     return next((t for t in doc if t.dep_ == "ROOT"), None)
-
-
-_HOW_LONG = words("how_long")
-_NOW_WORDS = words("now_words")
 
 
 def claim(fact: str) -> tuple[frozenset[str], frozenset[str]]:
@@ -56,7 +46,7 @@ def claim(fact: str) -> tuple[frozenset[str], frozenset[str]]:
         for child in (c for head in heads for c in head.children):
             if (
                 child.dep_ == "prep"
-                and child.lower_ in _HOW_LONG
+                and child.lower_ in lexicon.words("how_long")
                 and any(t.like_num or t.lemma_.lower() in _TIME_NOUNS for t in child.subtree)
             ):
                 held.update(t.i for t in child.subtree)
@@ -66,7 +56,7 @@ def claim(fact: str) -> tuple[frozenset[str], frozenset[str]]:
         if t.i not in held
         and not t.is_punct
         and t.dep_ not in {"det", "aux", "auxpass", "case"}
-        and t.lower_ not in _NOW_WORDS
+        and t.lower_ not in lexicon.words("now_words")
         and not (t.i == getattr(root, "i", -1) and t.lemma_ == "be")
     }
     if root is not None and (root.tag_ == "VBD" or any(c.tag_ == "VBD" for c in root.children if c.dep_ == "aux")):
@@ -80,7 +70,6 @@ def claim(fact: str) -> tuple[frozenset[str], frozenset[str]]:
 _PLACE = r"[A-ZÀ-Þ][\w'’-]+(?:[ -][A-ZÀ-Þ][\w'’-]+){0,2}"
 # "The user is a nurse in Leeds." / "The user works as a history teacher at a school in Sevilla."
 _JOB_IN_PLACE = re.compile(rf"^(?P<job>The user (?:is an?|works as an?) (?P<what>[^,;]+?)) in (?P<place>{_PLACE})\.$")
-_STUDYING = words("studying")
 
 
 def job_and_place(fact: str) -> list[str]:
@@ -91,7 +80,7 @@ def job_and_place(fact: str) -> list[str]:
     match = _JOB_IN_PLACE.match(fact)
     if match is None:
         return [fact]
-    doing = "studies" if set(match["what"].lower().split()) & _STUDYING else "works"
+    doing = "studies" if set(match["what"].lower().split()) & lexicon.words("studying") else "works"
     return [f"{match['job']}.", f"The user {doing} in {match['place']}."]
 
 
@@ -112,14 +101,14 @@ def home_and_company(fact: str) -> list[str]:
     return [fact]
 
 
-_ADDRESSED = re.compile(rf",\s*(?i:{'|'.join(sorted(_ADDRESS_WORDS))})\s*([.!?]?)\s*$")
+_ADDRESSED = re.compile(rf",\s*(?i:{'|'.join(sorted(lexicon.words('address_words')))})\s*([.!?]?)\s*$")
 
 
 def without_address(fact: str) -> str:
     """The fact without a trailing word its turn called the listener by ("The user does not eat
     gluten, mom." -> "The user does not eat gluten."); a list of them stays ("their mum, dad")."""
     found = _ADDRESSED.search(fact)
-    if found is None or fact[: found.start()].rsplit(" ", 1)[-1].lower() in _ADDRESS_WORDS:
+    if found is None or fact[: found.start()].rsplit(" ", 1)[-1].lower() in lexicon.words("address_words"):
         return fact
     return fact[: found.start()] + found.group(1)
 
@@ -135,31 +124,16 @@ def as_user_sentence(fact: str) -> str:
     root, verb = _root(doc), doc[2]  # the fact's first word must be the verb of "The user"
     if root is None or not (verb == root or (verb.head == root and verb.dep_ in {"aux", "auxpass"})):
         return fact
-    if verb.tag_ not in _FINITE or not any(
+    if verb.tag_ not in lexicon.words("finite") or not any(
         c.dep_ in {"nsubj", "nsubjpass"} and c.lower_ == "user" for c in root.children
     ):
         return fact
     return sentence if sentence[-1] in ".!?" else f"{sentence}."
 
 
-_ADVISING = words("advising")
-_WANTING = words("wanting")
-_QUESTIONING = words("questioning")
-_ONE_OFF_TASKS = words("one_off_tasks")
-_ONE_OFF_ASKS = words("one_off_asks")
-_ASSISTANT_NAMES = words("assistant_names")
-_WISHING = words("wishing")
-_ASKING = words("asking")
-_FEARING = words("fearing")
 _FEELING_IDIOMS = re.compile(r"\b(?:over the moon|on cloud nine|on top of the world)\b", re.I)
-_LIGHT_VERBS = words("light_verbs")
-_DONE_AND_OVER = words("done_and_over")
-_A_DAYS_WORK = words("a_days_work")
-_BODY = words("body")
-_BODY_TODAY = words("body_today")
-_ACHING = words("aching")
 # "The user has allergic eyes.": a passing state put on a part of the body as its kind.
-_BODY_TODAY_AS_KIND = _BODY_TODAY | {"allergic"}
+_BODY_TODAY_AS_KIND = lexicon.words("body_today") | {"allergic"}
 # A day, not a stretch of time: "yesterday", "on Tuesday", "on 2 June 2024". "On Tuesdays" is a habit.
 _ONE_DAY = re.compile(
     r"\b(?:yesterday|today|tonight|last night|this (?:morning|afternoon|evening)"
@@ -168,10 +142,7 @@ _ONE_DAY = re.compile(
     rf"|(?:{'|'.join(timewords.MONTHS)}) \d{{1,2}}(?:st|nd|rd|th)?\b(?!\d))\b",
     re.IGNORECASE,
 )
-_LIFE_CHANGES = words("life_changes")
 _PEOPLE_AND_PETS = FAMILY | RELATIONS
-_MOVING = words("moving")
-_NO_PLACE = words("no_place")
 
 
 def past_tense_verb(fact: str) -> bool:
@@ -217,12 +188,6 @@ def _cut_off(doc: Doc) -> bool:
     )
 
 
-_WITHOUT_WHAT = words("without_what")
-
-
-_SPANS = words("spans")
-
-
 def _done_when(root: Token) -> bool:
     """ "The user did in the week of 25 September 2023." (from "Here's what I did last week"): when,
     and nothing of what. "The user does well at school." says how, and stays."""
@@ -239,7 +204,8 @@ def _back_from_nowhere(token: Token) -> bool:
         and token.dep_ in {"advmod", "prt"}
         and token.head.lemma_.lower() in {"be", "go", "come", "get"}
         and not any(
-            c.lower_ == "home" or (c.dep_ == "prep" and not any(o.lemma_.lower() in _SPANS for o in c.children))
+            c.lower_ == "home"
+            or (c.dep_ == "prep" and not any(o.lemma_.lower() in lexicon.words("spans") for o in c.children))
             for c in [*token.children, *token.head.children]
         )
     )
@@ -256,20 +222,32 @@ def _fact_problem(doc: Doc, names: set[str]) -> str | None:
         users.append(subject)
     if not users:
         return "the fact does not say it is about the user"
-    if subject is not None and {t.lower_ for t in subject.subtree} & _ASSISTANT:
+    if subject is not None and {t.lower_ for t in subject.subtree} & lexicon.words("assistant"):
         return "the fact is about the assistant, not the user"
-    if root is not None and root.lemma_ not in _WISHING and any(t.lower_ in _ASSISTANT_NAMES for t in doc):
+    if (
+        root is not None
+        and root.lemma_ not in lexicon.words("wishing")
+        and any(t.lower_ in lexicon.words("assistant_names") for t in doc)
+    ):
         return "the fact is the user's view of the assistant, not a fact about the user"
-    if root is not None and any(c.dep_ == "aux" and c.lower_ in _ADVISING for c in root.children):
+    if root is not None and any(c.dep_ == "aux" and c.lower_ in lexicon.words("advising") for c in root.children):
         return "the fact is advice or a guess, not something the user said"
-    if root is not None and root.lemma_ in _QUESTIONING and subject is not None and subject.lower_ == "user":
+    if (
+        root is not None
+        and root.lemma_ in lexicon.words("questioning")
+        and subject is not None
+        and subject.lower_ == "user"
+    ):
         return "the fact restates a question the user asked"
     if (
         root is not None
-        and root.lemma_ in _WANTING
+        and root.lemma_ in lexicon.words("wanting")
         and any(
             c.dep_ == "xcomp"
-            and (c.lemma_ in _ASKING or (c.lemma_ == "find" and any(p.lower_ == "out" for p in c.children)))
+            and (
+                c.lemma_ in lexicon.words("asking")
+                or (c.lemma_ == "find" and any(p.lower_ == "out" for p in c.children))
+            )
             for c in root.children
         )
     ):
@@ -294,7 +272,9 @@ def _standalone_problem(doc: Doc, root: Token | None) -> str | None:
         return "the fact breaks off mid-phrase"
     quoted = {i for m in _QUOTED.finditer(doc.text) for i, t in enumerate(doc) if m.start() <= t.idx < m.end()}
     words = [t for t in doc if t.i not in quoted]
-    if (root is None or root.lemma_ not in _WISHING) and any(t.text in _LISTENER for t in words):
+    if (root is None or root.lemma_ not in lexicon.words("wishing")) and any(
+        t.text in lexicon.words("listener") for t in words
+    ):
         return 'the fact speaks to someone ("you"): it is about the listener, not the user'
     if any(t.pos_ == "PRON" and t.lower_ in FIRST_PERSON and (t.text.islower() or t.text == "I") for t in words):
         return 'the fact keeps the speaker\'s own "I" or "we": it is not all about the user in the third person'
@@ -302,7 +282,7 @@ def _standalone_problem(doc: Doc, root: Token | None) -> str | None:
         t.tag_ == "RB" and t.lower_ in {"here", "there"} or _back_from_nowhere(t) for t in words
     ) or (  # "has lived here": where?
         root is not None
-        and root.lemma_ in _WITHOUT_WHAT
+        and root.lemma_ in lexicon.words("without_what")
         and not any(
             c.dep_ in {"dobj", "xcomp", "ccomp", "attr", "acomp"} for c in root.children
         )  # "practises every day": what?
@@ -337,11 +317,11 @@ def _one_off_request(root: Token | None) -> bool:
     """Does the fact only say what the turn asked for ("The user wants a recipe for apple
     strudel.", "The user needs tips for a first marathon.")? A goal ("The user wants to learn
     Japanese.") and a standing instruction ("The user wants the assistant to ...") are facts."""
-    if root is None or root.lemma_ not in _WANTING:
+    if root is None or root.lemma_ not in lexicon.words("wanting"):
         return False
     return any(
-        (c.dep_ == "xcomp" and c.lemma_.lower() in _ONE_OFF_TASKS)
-        or (c.dep_ == "dobj" and c.lemma_.lower() in _ONE_OFF_ASKS)
+        (c.dep_ == "xcomp" and c.lemma_.lower() in lexicon.words("one_off_tasks"))
+        or (c.dep_ == "dobj" and c.lemma_.lower() in lexicon.words("one_off_asks"))
         for c in root.children
     )
 
@@ -352,13 +332,16 @@ def _passing_feeling(doc: Doc, root: Token) -> bool:
     if _FEELING_IDIOMS.search(doc.text):
         return True
     if root.tag_ == "VBN" and any(c.dep_ == "auxpass" for c in root.children):
-        feelings = [root] if root.lower_ in _FEELINGS else []  # "is thrilled to ..." parses as a passive
+        feelings = (
+            [root] if root.lower_ in lexicon.words("feelings") else []
+        )  # "is thrilled to ..." parses as a passive
     elif root.lemma_ in {"be", "feel", "get"}:
-        feelings = [c for c in root.children if c.dep_ in {"acomp", "oprd"} and c.lower_ in _FEELINGS]
+        feelings = [c for c in root.children if c.dep_ in {"acomp", "oprd"} and c.lower_ in lexicon.words("feelings")]
     else:
         return False
     return any(
-        not (c.lower_ in _FEARING and any(g.dep_ == "prep" and g.lower_ == "of" for g in c.children)) for c in feelings
+        not (c.lower_ in lexicon.words("fearing") and any(g.dep_ == "prep" and g.lower_ == "of" for g in c.children))
+        for c in feelings
     )
 
 
@@ -375,7 +358,9 @@ def _episode(root: Token) -> bool:
     )
     if not past or lasted:
         return False
-    done = _DONE_AND_OVER if root.lemma_ in _LIGHT_VERBS else _A_DAYS_WORK
+    done = (
+        lexicon.words("done_and_over") if root.lemma_ in lexicon.words("light_verbs") else lexicon.words("a_days_work")
+    )
     return any(c.dep_ == "dobj" and c.lemma_.lower() in done for c in root.children)
 
 
@@ -388,7 +373,7 @@ def _one_days_event(doc: Doc, root: Token) -> bool:
     subject = next((c for c in root.children if c.dep_ == "nsubj"), None)
     if subject is None or not any(c.dep_ == "poss" and c.lower_ == "user" for c in subject.children):
         return False
-    return subject.lemma_.lower() not in _PEOPLE_AND_PETS and root.lemma_ not in _LIFE_CHANGES
+    return subject.lemma_.lower() not in _PEOPLE_AND_PETS and root.lemma_ not in lexicon.words("life_changes")
 
 
 def _body_today(subject: Token, root: Token) -> bool:
@@ -398,18 +383,20 @@ def _body_today(subject: Token, root: Token) -> bool:
     if root.lemma_ == "have" and subject.lower_ == "user":
         return any(
             c.dep_ == "dobj"
-            and c.lemma_.lower() in _BODY
+            and c.lemma_.lower() in lexicon.words("body")
             and any(a.dep_ == "amod" and a.lower_ in _BODY_TODAY_AS_KIND for a in c.children)
             for c in root.children
         )
-    if subject.lemma_.lower() not in _BODY or not any(
+    if subject.lemma_.lower() not in lexicon.words("body") or not any(
         c.dep_ == "poss" and c.lower_ == "user" for c in subject.children
     ):
         return False
-    if root.lemma_ in _ACHING or root.lower_ in _BODY_TODAY:  # "are wrecked" parses as a passive
+    if root.lemma_ in lexicon.words("aching") or root.lower_ in lexicon.words(
+        "body_today"
+    ):  # "are wrecked" parses as a passive
         return True
     return root.lemma_ in {"be", "feel"} and any(
-        c.dep_ in {"acomp", "attr", "oprd"} and c.lower_ in _BODY_TODAY for c in root.children
+        c.dep_ in {"acomp", "attr", "oprd"} and c.lower_ in lexicon.words("body_today") for c in root.children
     )
 
 
@@ -431,12 +418,12 @@ def _placeless_move(root: Token) -> bool:
     """Does the fact say the user moved, and nothing of where ("The user moved again in May
     2024.")? A time or a word like "again" is no place; "moved abroad", "moved in with Sam" and
     "moved to Leeds" say one."""
-    if root.lemma_ not in _MOVING:
+    if root.lemma_ not in lexicon.words("moving"):
         return False
     for child in root.children:
         if child.dep_ in {"nsubj", "nsubjpass", "aux", "auxpass", "punct", "neg", "npadvmod"}:
             continue
-        if child.dep_ == "advmod" and child.lower_ in _NO_PLACE:
+        if child.dep_ == "advmod" and child.lower_ in lexicon.words("no_place"):
             continue
         if child.dep_ == "prep" and child.lower_ in {"in", "on", "at", "during", "after", "before", "since", "last"}:
             objects = [o for o in child.children if o.dep_ == "pobj"]
@@ -465,20 +452,14 @@ def _of_two(doc: Doc) -> bool:
     return both or bool(_BETWEEN_US.search(doc.text)) or _met_alone(root)
 
 
-_RECIPROCAL = words("reciprocal")
-
-
 def _met_alone(root: Token | None) -> bool:
     """Is the user alone the subject of a verb that takes two ("The user meets the first Sunday
     of every month.")? "The user meets their mentor every Friday" and "talks with Sam" name the other."""
-    if root is None or root.lemma_ not in _RECIPROCAL:
+    if root is None or root.lemma_ not in lexicon.words("reciprocal"):
         return False
     return not any(
         c.dep_ in {"dobj", "prt"} or (c.dep_ == "prep" and c.lower_ in {"with", "to", "up"}) for c in root.children
     )
-
-
-_FAMILY_FACT_WORDS = words("family_fact_words")
 
 
 def _relative_trait(subject: Token, root: Token) -> bool:
@@ -487,16 +468,12 @@ def _relative_trait(subject: Token, root: Token) -> bool:
     if subject.lemma_.lower() not in KIN or not any(c.dep_ == "poss" and c.lower_ == "user" for c in subject.children):
         return False
     said = [t for t in root.subtree if t.i > subject.i and t not in subject.subtree]
-    if root.lemma_ in _FAMILY_FACT_WORDS or any(
-        t.lemma_.lower() in _FAMILY_FACT_WORDS or t.lower_ == "user" for t in said
+    if root.lemma_ in lexicon.words("family_fact_words") or any(
+        t.lemma_.lower() in lexicon.words("family_fact_words") or t.lower_ == "user" for t in said
     ):
         return False
     # "The user's wife Meera is 36.", "The user's husband is Tom."
     return not any(t.tag_ == "CD" or (t.tag_ == "NNP" and t.dep_ in {"attr", "oprd"}) for t in said)
-
-
-_INVERTED = words("inverted")
-_INTENDING = words("intending")
 
 
 def _question(doc: Doc) -> bool:
@@ -508,7 +485,7 @@ def _question(doc: Doc) -> bool:
         return True
     # "Do I ...", "Can you ...", and "Are you ..." whose verb is the root, its subject after it
     return (
-        first.lemma_.lower() in _INVERTED
+        first.lemma_.lower() in lexicon.words("inverted")
         and first.pos_ in {"AUX", "VERB"}
         and (first.dep_ != "ROOT" or any(c.dep_ in {"nsubj", "nsubjpass"} and c.i > first.i for c in first.children))
     )

@@ -10,8 +10,7 @@ import re
 import threading
 from typing import TYPE_CHECKING
 
-from memoryapp import attribution, timewords
-from memoryapp.lexicon import words
+from memoryapp import attribution, lexicon, timewords
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -67,20 +66,15 @@ def own_words(text: str) -> str:
     return _NAME_IS.sub(r"\1 is", _LABEL.sub("", text))
 
 
-_BEFORE_DROPPED_I = words("before_dropped_i")
-_NOT_ME_DROPPED = words("not_me_dropped")
 _DROPPED_I_FORM = {"VBD": "I", "VBG": "I'm", "VBN": "I've"}
-_NEVER_A_VERB = words("never_a_verb")
 # "Gotta check the size", "Gonna be a big change": a plan of the moment, or something else's future.
 _CONTRACTED_PLAN = re.compile(r"\b(?:got|gon|wan)(?:ta|na)\b", re.I)
-_FEELING_VERBS = words("feeling_verbs")
-_SAME_IN_THE_PAST = words("same_in_the_past")
 
 
 def _dropped_subject_is_not_me(verb: Token) -> bool:
     """Whether a verb whose subject was left out is said of the thing talked about: "Happened last
     week.", "Made my day!", "Reminded me of home."."""
-    return verb.lemma_.lower() in _NOT_ME_DROPPED or any(
+    return verb.lemma_.lower() in lexicon.words("not_me_dropped") or any(
         c.dep_ == "dobj"
         and (
             c.lower_ in {"me", "us", "myself"}
@@ -99,10 +93,10 @@ def _dropped_i(sentence: Span) -> str | None:
     words = [t for t in sentence if not t.is_punct and not t.is_space]
     if not words or text.endswith("?"):
         return None
-    opening = next((t for t in words if t.lower_ not in _BEFORE_DROPPED_I), None)
+    opening = next((t for t in words if t.lower_ not in lexicon.words("before_dropped_i")), None)
     if opening is None or opening.i == words[0].i and opening.text[:1].islower():
         return None
-    if opening.pos_ in _NEVER_A_VERB or any(
+    if opening.pos_ in lexicon.words("never_a_verb") or any(
         c.dep_ in {"nsubj", "nsubjpass", "csubj", "expl"} for c in opening.children
     ):
         return None  # "I live in Leeds", "Thanks, Mel!": no verb opens it, so no second parse is needed
@@ -125,10 +119,15 @@ def _dropped_i(sentence: Span) -> str | None:
         return None
     form, lemma = verb.lower_, verb.lemma_.lower()
     if (
-        form in _FEELINGS  # "Excited for the future!": how the speaker is, not what they did
-        or lemma in _FEELING_VERBS  # "Loving the support!": a reaction to what was just said
+        form in lexicon.words("feelings")  # "Excited for the future!": how the speaker is, not what they did
+        or lemma in lexicon.words("feeling_verbs")  # "Loving the support!": a reaction to what was just said
         or form in {"hoping", "doing"}  # "Hoping for the best!", "Doing good!"
-        or (verb.tag_ == "VBD" and form == lemma and not form.endswith("ed") and form not in _SAME_IN_THE_PAST)
+        or (
+            verb.tag_ == "VBD"
+            and form == lemma
+            and not form.endswith("ed")
+            and form not in lexicon.words("same_in_the_past")
+        )
         or (verb.tag_ == "VBG" and not form.endswith("ing"))  # "Gonna", "Woohoo": not verbs of the speaker's
         or (verb.tag_ == "VBN" and form != "been")  # "Done with the exams": a participle read as an adjective
         or (form == "been" and any(c.dep_ in {"attr", "acomp"} for c in verb.children))  # "Been a busy week"
@@ -205,32 +204,23 @@ def leans_on_context(fact: str) -> bool:
     return _LEANS_ON.search(fact) is not None
 
 
-KIN = words("kin")
+KIN = lexicon.words("kin")
 # Numbers written as words, for facts that differ by a number ("eleven" / "thirteen").
 NUMBER_WORDS = (
     r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen"
     r"|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"
 )
-PETS = words("pets")
+PETS = lexicon.words("pets")
 FAMILY = KIN | PETS
 # Anyone the user relates to: a clause about them is theirs, not the user's (memoryapp.attribution).
 RELATIONS = frozenset(attribution.RELATIONS) | {"twin", "fiancee"}
 
-_NOT_A_FACT_VERBS = words("not_a_fact_verbs")
-_TRANSIENT = words("transient")
-_DANGLING = words("dangling")
-_VAGUE_NOUNS = words("vague_nouns")
 _TIME_NOUNS = frozenset(
     "day week month year morning afternoon evening night weekend time season semester term quarter decade".split()
 ) | frozenset(timewords.SEASONS)
-_NEEDS_OBJECT = words("needs_object")
-_NEEDS_OBJECT_NOUNS = words("needs_object_nouns")
 # "I'm still unpacking boxes": an activity of the moment, not an ongoing one.
 _MOMENT = re.compile(r"\b(?:still|right now|at the moment|today|tonight|this morning|this afternoon)\b", re.I)
 _TIMEZONE = re.compile(timewords.TIMEZONE)
-_SCENE_MARKS = words("scene_marks")
-_HEDGES = words("hedges")
-_FILLERS = words("fillers")
 _THIRD_PERSON = {
     "my": "their",
     "me": "them",
@@ -245,8 +235,6 @@ _STANDING = re.compile(
     r"\b(?:always|never|from now on|in (?:the )?future|going forward|any ?more|every time|each time|by default)\b",
     re.I,
 )
-_FORGET_VERBS = words("forget_verbs")
-_KEEP_VERBS = words("keep_verbs")
 
 
 def _user_pronoun(token: Token) -> bool:
@@ -283,9 +271,6 @@ def _is_imperative(verb: Token) -> bool:
     )
 
 
-_ENGLISH = words("only_english")
-
-
 # English words that are common words of other languages written in Latin letters too, with
 # those languages: "i" (and, in; "I" is English), "to" (it), "am" (at the; I have).
 _SHARED_WITH = {
@@ -303,7 +288,11 @@ def looks_english(doc: Doc) -> bool:
     nights") a language identifier decides between English and the languages they are all words of,
     and between English and every language it knows for a turn with no such word at all."""
     words = [t for t in doc if t.is_alpha]
-    marks = [t.text if t.lower_ == "i" else t.lower_ for t in words if t.lower_ == "i" or t.lower_ in _ENGLISH]
+    marks = [
+        t.text if t.lower_ == "i" else t.lower_
+        for t in words
+        if t.lower_ == "i" or t.lower_ in lexicon.words("only_english")
+    ]
     if marks and set(marks) <= _SHARED:
         if any(not t.text.isascii() for t in words):
             return False
@@ -340,8 +329,6 @@ _NON_LATIN = re.compile(r"[^\W\d_a-zA-Z\u00C0-\u024F]")
 
 
 _USERS_NAME = re.compile(rf"\b(?i:{attribution.SELF_NAMING})\s+([A-Z][\w'’-]+)")
-_LISTENER = words("listener")
-_FEELINGS = words("feelings")
 
 
-FIRST_PERSON = words("first_person")
+FIRST_PERSON = lexicon.words("first_person")

@@ -10,11 +10,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Span, Token
 
+from memoryapp import lexicon
 from memoryapp.grammar.parsing import (
     _CODE,
-    _FORGET_VERBS,
-    _KEEP_VERBS,
-    _LISTENER,
     _NON_LATIN,
     _STANDING,
     FIRST_PERSON,
@@ -22,7 +20,6 @@ from memoryapp.grammar.parsing import (
     _negated,
     own_words,
 )
-from memoryapp.lexicon import words
 
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？])")
 
@@ -50,16 +47,13 @@ def code_spans(text: str) -> list[str]:
     return [code for m in _CODE.finditer(text) if (code := m.group(0).strip("`").strip())]
 
 
-_ASKS_FIRST = words("asks_first")
-
-
 def asks_outright(text: str) -> bool:
     """Does every sentence of the turn open with a question word ("Is it safe ...?", "What
     rhymes ...?")? "Vim user here, what's the best plugin manager?" first says who is asking."""
     sentences = _own_sentences(text)
     firsts = [re.match(r"[\w'’]+", part) for part in sentences]
     return bool(sentences) and all(
-        m is not None and m.group(0).lower().replace("’", "'") in _ASKS_FIRST for m in firsts
+        m is not None and m.group(0).lower().replace("’", "'") in lexicon.words("asks_first") for m in firsts
     )
 
 
@@ -111,7 +105,6 @@ _REQUEST_ABROAD = re.compile(
     r")\b",
     re.IGNORECASE,
 )
-_FIRST_PERSON_ABROAD = words("first_person_abroad")
 
 
 # "From now on" and "always" in those languages: a request that says one stands ("¿Puedes
@@ -137,7 +130,7 @@ def only_asks_abroad(text: str) -> bool:
         if not sentence.endswith(("?", "？")) and request is None:
             return False
         rest = sentence[request.end() :] if request else sentence
-        if any(word in _FIRST_PERSON_ABROAD for word in re.findall(r"\w+", rest.lower())):
+        if any(word in lexicon.words("first_person_abroad") for word in re.findall(r"\w+", rest.lower())):
             return False
     return True
 
@@ -146,7 +139,7 @@ def speaks_of_anyone(text: str) -> bool:
     """Does the turn, outside its quotes and code, say "I", "me", "my", "we" or "our", or speak
     to "you"?"""
     words = re.findall(r"\w+", own_words(text).lower())  # "we're" -> "we", "re"
-    return any(word in FIRST_PERSON or word in _LISTENER for word in words)
+    return any(word in FIRST_PERSON or word in lexicon.words("listener") for word in words)
 
 
 def is_forget_request(doc: Doc) -> bool:
@@ -161,15 +154,15 @@ def _forget_verb(sent: Span) -> Token | None:
     about my daughter." parses with "Delete" as a name)."""
     root = sent.root
     negated = _negated(root)
-    if root.lemma_.lower() in _FORGET_VERBS and _is_imperative(root) and not negated:
+    if root.lemma_.lower() in lexicon.words("forget_verbs") and _is_imperative(root) and not negated:
         return root
-    if root.lemma_.lower() in _KEEP_VERBS and negated and _is_imperative(root):
+    if root.lemma_.lower() in lexicon.words("keep_verbs") and negated and _is_imperative(root):
         return root
     first = next((t for t in sent if t.pos_ not in {"INTJ", "PUNCT"} and t.lower_ not in {"please", "pls"}), None)
     if (
         first is not None
         and first.i == root.i
-        and root.lower_ in _FORGET_VERBS
+        and root.lower_ in lexicon.words("forget_verbs")
         and root.tag_ in {"NNP", "NN", "VB"}
         and any(c.dep_ in {"ccomp", "dobj", "dative"} for c in root.children)
         and _ABOUT_MEMORY.search(sent.text)

@@ -26,15 +26,11 @@ from pathlib import Path
 
 import numpy as np
 
+from memoryapp import lexicon
 from memoryapp.grammar import FIRST_PERSON, analyse, looks_english
-from memoryapp.lexicon import words
 
 NEEDED, NOT_NEEDED, UNDECIDED = "needed", "not needed", "undecided"
 
-_TELLING = words("telling")
-_ADVICE = words("advice")
-_NEARBY = words("nearby")
-_OPENERS = words("openers")
 
 # "What do you know about me?": a turn that asks for the user's whole profile, in any language
 # the encoder knows: the request in other languages scores well above other questions against
@@ -63,15 +59,23 @@ def memory_need(text: str) -> str:
     """
     doc = analyse(text)
     words = [t for t in doc if t.is_alpha]
-    if not words or not (looks_english(doc) or words[0].lower_ in _OPENERS):
+    if not words or not (looks_english(doc) or words[0].lower_ in lexicon.words("openers")):
         return UNDECIDED
     for token in doc:
         word = token.lower_
-        if word in _ADVICE or token.lemma_.lower() in _ADVICE or word in _NEARBY:
+        if (
+            word in lexicon.words("advice")
+            or token.lemma_.lower() in lexicon.words("advice")
+            or word in lexicon.words("nearby")
+        ):
             return NEEDED
         if word not in FIRST_PERSON:
             continue
-        told = word == "me" and token.dep_ in {"dative", "dobj", "iobj"} and token.head.lemma_.lower() in _TELLING
+        told = (
+            word == "me"
+            and token.dep_ in {"dative", "dobj", "iobj"}
+            and token.head.lemma_.lower() in lexicon.words("telling")
+        )
         if not told:
             return NEEDED
     return NOT_NEEDED

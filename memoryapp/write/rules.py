@@ -12,9 +12,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from memoryapp import timewords
+from memoryapp import lexicon, timewords
 from memoryapp.attribution import sentences
-from memoryapp.lexicon import words
 
 # A clause ends at punctuation or at a conjunction that starts a new thought.
 _VALUE = (
@@ -33,7 +32,6 @@ _HYPOTHETICAL = re.compile(
 )
 _IM = r"(?:i'm|i am|i’m|im)"
 _NAME = r"(?P<v>(?:Dr\.?\s|Mr\.?\s|Ms\.?\s|Mrs\.?\s)?[A-Z][\w'’-]+(?:\s[A-Z][\w'’-]+){0,2})"
-_NAME_STOP = words("name_stop")
 _OCCUPATION = (
     r"(?:engineer|developer|programmer|designer|teacher|professor|lecturer|nurse|doctor|physician|surgeon|"
     r"dentist|lawyer|attorney|accountant|architect|artist|writer|author|journalist|editor|chef|cook|baker|"
@@ -43,7 +41,6 @@ _OCCUPATION = (
     r"data scientist|product manager|software engineer|web developer|administrator|"
     r"[a-z]+(?:ist|ian|er|or))"
 )
-_NOT_OCCUPATION = words("not_occupation")
 _DIET = (
     r"(?P<v>vegetarian|vegan|pescatarian|pescetarian|lactose[- ]intolerant|gluten[- ]free|"
     r"coeliac|celiac|diabetic|teetotal|sober|kosher|halal|keto|on a [\w -]+ diet)"
@@ -114,7 +111,7 @@ def _phrase(template: str, *, max_words: int = 8, lower: bool = False) -> Callab
 def _name(match: re.Match[str]) -> str | None:
     value = _clean(match.group("v"))
     first = value.split()[0]
-    if first in _NAME_STOP:
+    if first in lexicon.words("name_stop"):
         return None
     return f"The user's name is {value}."
 
@@ -157,7 +154,7 @@ def _lives_in_place(match: re.Match[str]) -> str | None:
 
 def _occupation(match: re.Match[str]) -> str | None:
     value = _clean(match.group("v"))
-    if value.split()[-1].lower() in _NOT_OCCUPATION or len(value.split()) > 5:
+    if value.split()[-1].lower() in lexicon.words("not_occupation") or len(value.split()) > 5:
         return None
     return f"The user is {match.group('art').lower()} {value}."
 

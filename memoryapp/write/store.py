@@ -16,11 +16,10 @@ import numpy as np
 from django.db import connection, transaction
 from pgvector import Vector
 
-from memoryapp import grammar, thresholds
+from memoryapp import grammar, lexicon, thresholds
 from memoryapp.embeddings import get_embedder
 from memoryapp.hashing import content_hash
 from memoryapp.keys import category_of, keyed, keys_of
-from memoryapp.lexicon import words
 from memoryapp.models import Memory, MemoryEvent, MemoryEvidence, MemoryKey
 from memoryapp.orders import obeyed
 from memoryapp.slots import slot_of
@@ -278,15 +277,12 @@ def _extend(cursor, *, user: User, memory_id: int, old_text: str, fact: str, vec
     return True
 
 
-_CLAIMLESS = words("claimless")
-
-
 def _words(fact: str) -> set[str]:
     """The words a fact is compared by, each with a final "-s" off ("speaks" is "speak", "cats" "cat")."""
     words = re.findall(r"[\w'’]+", fact.casefold())
     return {
         w[:-1] if len(w) > 3 and w.isalpha() and w.endswith("s") and not w.endswith("ss") else w for w in words
-    } - _CLAIMLESS
+    } - lexicon.words("claimless")
 
 
 _SUPERSEDE = f"""
