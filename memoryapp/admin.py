@@ -39,19 +39,26 @@ class LiveFilter(admin.SimpleListFilter):
         return queryset
 
 
-class EvidenceInline(ReadOnlyInline):
+class _HistoryInline(ReadOnlyInline):
+    """Rows of a memory's history, oldest first, with the rows they name joined in."""
+
+    fk_name = "memory"
+    ordering = ["created_at", "id"]
+    joined: tuple[str, ...] = ()
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related(*self.joined)
+
+
+class EvidenceInline(_HistoryInline):
     """Every turn that stated the memory: the first statement, then restatements."""
 
     model = MemoryEvidence
-    fk_name = "memory"
+    joined = ("conversation", "turn__conversation")
     verbose_name = "statement"
     verbose_name_plural = "stated in (evidence)"
     readonly_fields = ("stated_in", "conversation_link", "statement", "gate_similarity", "created_at")
     fields = readonly_fields
-    ordering = ["created_at", "id"]
-
-    def get_queryset(self, request):
-        return super().get_queryset(request).select_related("conversation", "turn__conversation")
 
     @admin.display(description="turn")
     def stated_in(self, obj: MemoryEvidence) -> str:
@@ -111,16 +118,12 @@ class RecallInline(ReadOnlyInline):
         return admin_link(obj.conversation)
 
 
-class EventInline(ReadOnlyInline):
+class EventInline(_HistoryInline):
     model = MemoryEvent
-    fk_name = "memory"
+    joined = ("actor",)
     verbose_name_plural = "history (corrections, deletes, restores)"
     readonly_fields = ("action", "actor", "old_text", "new_text", "created_at")
     fields = readonly_fields
-    ordering = ["created_at", "id"]
-
-    def get_queryset(self, request):
-        return super().get_queryset(request).select_related("actor")
 
 
 @admin.register(Memory)

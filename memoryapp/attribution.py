@@ -169,7 +169,7 @@ _HYPOTHETICAL = re.compile(
     re.IGNORECASE,
 )
 _ABBREVIATION = re.compile(r"\b(?:Dr|Mr|Ms|Mrs|Prof|St|Mt|Jr|Sr|vs|etc|e\.g|i\.e)\.$", re.IGNORECASE)
-_SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
+_SENTENCE = re.compile(r"(?<=[.!?;。！？])\s+|(?<=[。！？])|\n+")
 # "Me and my dad have been restoring a Beetle": the user is in the subject, so the clause is not
 # split after "Me" and left to the dad (read as "Me with my dad ...").
 _WITH_ME = re.compile(r"^(\W*(?:me|i))\s+(?:and|&)(?=\s)", re.IGNORECASE)

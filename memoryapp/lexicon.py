@@ -25,7 +25,7 @@ def entries() -> dict[str, dict]:
 def words(concept: str) -> frozenset[str]:
     """The words of one concept: its own and those of the concepts it is made `with`."""
     entry = entries()[concept]
-    found = set(ordered(concept)) | set(entry.get("items", []))
+    found = set(ordered(concept))
     for part in entry.get("with", []):
         found |= words(part)
     return frozenset(found)
@@ -38,4 +38,5 @@ def ordered(concept: str) -> tuple[str, ...]:
     comments between them in the file); `items` is a list of phrases kept whole."""
     entry = entries()[concept]
     lines = entry.get("words", [])
-    return tuple(word for line in ([lines] if isinstance(lines, str) else lines) for word in line.split())
+    said = [word for line in ([lines] if isinstance(lines, str) else lines) for word in line.split()]
+    return (*said, *entry.get("items", []))

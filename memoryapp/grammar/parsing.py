@@ -84,11 +84,12 @@ def _dropped_subject_is_not_me(verb: Token) -> bool:
     )
 
 
-def _dropped_i(sentence: Span) -> str | None:
+def _dropped_i(sentence: Span) -> tuple[str, Doc | None] | None:
     """The sentence with the "I" chat leaves out put back ("Got the tattoo a few years ago" -> "I
     got the tattoo a few years ago", "Still working on a dance studio" -> "I'm still working on a
     dance studio", "Been reading a lot" -> "I've been reading a lot"), or None when it has a
-    subject, asks, or does not open on a past or -ing verb of the speaker's."""
+    subject, asks, or does not open on a past or -ing verb of the speaker's. With it, the parse
+    that decided, when it is of the sentence as returned (a past verb's "I" was put back as is)."""
     text = sentence.text.strip()
     words = [t for t in sentence if not t.is_punct and not t.is_space]
     if not words or text.endswith("?"):
@@ -135,7 +136,8 @@ def _dropped_i(sentence: Span) -> str | None:
     ):
         return None
     pronoun = "I've" if been else _DROPPED_I_FORM[verb.tag_]
-    return f"{pronoun} {lowered}"
+    said = f"{pronoun} {lowered}"
+    return said, trial if trial.text == said else None
 
 
 @functools.lru_cache(maxsize=32)
@@ -146,11 +148,13 @@ def analyse(text: str) -> Doc:
     left out until a rule asks for them (`recognise`)."""
     doc = parser()(own_words(text), disable=["ner"])
     restored = [(sentence, _dropped_i(sentence)) for sentence in doc.sents]
-    if any(said for _, said in restored) and looks_english(doc):
+    if any(found for _, found in restored) and looks_english(doc):
         said_in_full = "".join(
-            (said + sentence[-1].whitespace_ if said else sentence.text_with_ws) for sentence, said in restored
+            (found[0] + sentence[-1].whitespace_ if found else sentence.text_with_ws) for sentence, found in restored
         )
-        doc = parser()(said_in_full, disable=["ner"])
+        # A turn of one sentence was parsed whole when its "I" was tried: that parse is the turn's.
+        tried = restored[0][1][1] if len(restored) == 1 and restored[0][1] else None
+        doc = tried if tried is not None and tried.text == said_in_full else parser()(said_in_full, disable=["ner"])
     for token in doc:
         # "I live in Leeds and work as a nurse": the tagger reads "work" as a noun joined to the
         # verb, which would run both clauses into one. A bare noun joined by "and" to a verb,

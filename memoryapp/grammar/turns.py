@@ -11,6 +11,7 @@ if TYPE_CHECKING:
     from spacy.tokens import Doc, Span, Token
 
 from memoryapp import lexicon
+from memoryapp.attribution import sentences
 from memoryapp.grammar.parsing import (
     _CODE,
     _NON_LATIN,
@@ -20,8 +21,6 @@ from memoryapp.grammar.parsing import (
     _negated,
     own_words,
 )
-
-_SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？])")
 
 
 def only_asks(text: str) -> bool:
@@ -39,7 +38,7 @@ def only_asks(text: str) -> bool:
 
 
 def _own_sentences(text: str) -> list[str]:
-    return [part.strip() for part in _SENTENCE_END.split(own_words(text).strip()) if part.strip()]
+    return sentences(own_words(text))
 
 
 def code_spans(text: str) -> list[str]:

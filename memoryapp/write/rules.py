@@ -21,8 +21,9 @@ _VALUE = (
     r"\bwhere\b|\bwho\b|\bwhile\b|\bwhen\b|\balthough\b|\bthough\b|$))"
 )
 _QUESTION_START = re.compile(
-    r"^\s*(?:what|who|whom|whose|where|when|why|how|which|do|does|did|can|could|would|should|will|"
-    r"is|are|am|was|were|have|has|shall|may|might)\b",
+    r"^\s*(?:"
+    + "|".join(map(re.escape, sorted(lexicon.words("question_words") | lexicon.words("question_auxiliaries"))))
+    + r")\b",
     re.IGNORECASE,
 )
 _HYPOTHETICAL = re.compile(
@@ -56,14 +57,8 @@ _FAMILY_NOUN = (
     r"dogs?|cats?|pets?|parrots?|rabbits?|horses?|twins)"
 )
 _PLACE = r"(?P<v>[A-ZÀ-Þ][\w'’-]+(?:[ -][A-ZÀ-Þ][\w'’-]+){0,2})"
-_INSTRUMENT = (
-    r"(?:piano|guitar|bass|violin|viola|cello|drums|flute|clarinet|saxophone|sax|trumpet|trombone|ukulele|harp|"
-    r"accordion|organ|keyboard|banjo|mandolin)"
-)
-_SPORT = (
-    r"(?:tennis|football|soccer|basketball|volleyball|badminton|squash|golf|rugby|cricket|hockey|baseball|"
-    r"table tennis|padel|chess|water polo)"
-)
+_INSTRUMENT = "(?:" + "|".join(map(re.escape, lexicon.ordered("instruments"))) + ")"
+_SPORT = "(?:" + "|".join(map(re.escape, lexicon.ordered("sports_played"))) + ")"
 _TIMEZONE = rf"(?P<v>{timewords.TIMEZONE})"
 
 Rule = tuple[re.Pattern[str], Callable[[re.Match[str]], str | None]]

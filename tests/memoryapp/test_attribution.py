@@ -74,6 +74,22 @@ def test_sentences_are_not_cut_after_a_title():
     assert sentences("Call me Dr. Alvarez. I live in Lisbon.") == ["Call me Dr. Alvarez.", "I live in Lisbon."]
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("我住在北京。我是医生。", ["我住在北京。", "我是医生。"]),  # no space after a full-width stop
+        ("東京に住んでいます！猫が好きです？", ["東京に住んでいます！", "猫が好きです？"]),
+        ("I'm vegan; my wife isn't.", ["I'm vegan;", "my wife isn't."]),
+        ("Quick question\nWhat is a monad?", ["Quick question", "What is a monad?"]),
+        ("Is it safe? I use Linux.", ["Is it safe?", "I use Linux."]),
+        ("I met Mr. Smith vs. Jones e.g. today", ["I met Mr. Smith vs. Jones e.g. today"]),
+    ],
+)
+def test_one_splitter_serves_every_language_and_every_rule(text, expected):
+    # The gate's clauses and the rules on questions (memoryapp.grammar.turns) read the same sentences.
+    assert sentences(text) == expected
+
+
 def test_a_clause_without_a_subject_belongs_to_the_previous_one():
     parts = clauses("My brother lives in Rome and is a lawyer, but I live in Porto.")
     assert [(c.text, c.subject) for c in parts] == [

@@ -34,6 +34,7 @@ def test_each_entry_says_what_it_is_for_and_is_read_where_it_says(concept):
         assert said_readers == READERS.get(concept, set()), "used_in names the modules that read it"
     else:
         assert any(concept in other.get("with", []) for other in entries().values()), "a part of no concept"
+        assert concept not in READERS, "used_in names the modules that read it"
     assert set(entry.get("with", [])) <= set(entries())
     lines = entry.get("words", [])
     said = [word for line in ([lines] if isinstance(lines, str) else lines) for word in line.split()]
