@@ -49,6 +49,7 @@ from core.requests import SignedInApiRequest
 from core.tokens import token_for, token_lifetime, token_revoke
 
 NOT_FOUND = OpenApiResponse(DetailSerializer, description="No such conversation among the caller's own.")
+NO_SUCH_TURN = OpenApiResponse(DetailSerializer, description="No such user turn in the caller's conversation.")
 
 
 @extend_schema_serializer(component_name="ChatExchange")
@@ -235,7 +236,7 @@ class TurnReplyApi(APIView):
         request=None,
         responses={
             200: ExchangeSerializer,
-            404: OpenApiResponse(DetailSerializer, description="No such user turn in the caller's conversation."),
+            404: NO_SUCH_TURN,
             429: TOO_MANY,
             503: REPLY_UNAVAILABLE,
         },
@@ -259,7 +260,7 @@ class TurnRedactApi(APIView):
         request=None,
         responses={
             200: OutputSerializer,
-            404: OpenApiResponse(DetailSerializer, description="No such user turn in the caller's conversation."),
+            404: NO_SUCH_TURN,
         },
     )
     def post(self, request: SignedInApiRequest, public_id: str, seq: int) -> Response:

@@ -4,7 +4,8 @@ and examples, each a turn and a fact, that the gate refuses for it and that the 
 `tests/memoryapp/test_checks.py` runs every example through the whole gate.
 
 A check is asked in its stage:
-- `TURN`: before anything, of the turn alone: a turn nothing may come from;
+- `TURN`: before anything, of the turn alone (asked once for all its facts): a turn nothing may
+  come from;
 - `FORM`: of each fact and its turn, whatever their similarity: what no memory may be;
 - then the similarity step (code `far`): a fact the extractor invented scores low against its turn;
 - `SUPPORT`: of each fact and the clause of the turn that supports it best: whose fact it is, and

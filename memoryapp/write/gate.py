@@ -77,9 +77,11 @@ def gate_facts(
     across = _across_languages(content, facts, [part.text for part in sources.parts[: sources.own]])
     literal = set(grammar.aged_relations(content)) if across is None else set()
     faithful_reading = reading if sources.read else None
+    # The turn's own checks are asked once: they read the turn alone, whatever the fact.
+    turn_refused = first_refusal(TURN, Candidate("", content)) if facts else None
     for i, (text, vector, problem) in enumerate(zip(facts, batch.facts, problems, strict=True)):
         candidate = Candidate(text, content, faithful_reading, problem)
-        refused = first_refusal(TURN, candidate) or first_refusal(FORM, candidate)
+        refused = turn_refused or first_refusal(FORM, candidate)
         if refused:
             rejected.append(GatedFact(text, 0.0, vector, refused[1], check=refused[0]))
             continue

@@ -18,10 +18,16 @@ def _named_in(path: Path) -> set[str]:
     return set(NAMED.findall(path.read_text(encoding="utf-8")))
 
 
-READERS: dict[str, set[str]] = {}
-for _path in PRODUCT:
-    for _concept in _named_in(_path):
-        READERS.setdefault(_concept, set()).add(".".join(_path.relative_to(ROOT).with_suffix("").parts))
+def _readers() -> dict[str, set[str]]:
+    """Each concept the code names, with the modules that name it."""
+    found: dict[str, set[str]] = {}
+    for path in PRODUCT:
+        for concept in _named_in(path):
+            found.setdefault(concept, set()).add(".".join(path.relative_to(ROOT).with_suffix("").parts))
+    return found
+
+
+READERS = _readers()
 
 
 @pytest.mark.parametrize("concept", sorted(entries()))
