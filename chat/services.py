@@ -24,11 +24,11 @@ from chat.tasks import enqueue_write, remember_turn
 from core.llm import ModelUnavailable
 from core.ratelimit import forget_account
 from core.sessions import sign_out_everywhere
+from memoryapp.parsed import parse_turn
 from memoryapp.read.recall import Recalled, TurnRead, read_turn
 from memoryapp.selectors import memory_paused
 from memoryapp.sensitive import redact, secret_values
 from memoryapp.services import memory_admin_log_erase, memory_detach_conversation, memory_forget_asked, recall_log
-from memoryapp.write.extract import declined
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -136,9 +136,10 @@ def chat_user_turn(*, user: User, conversation: Conversation, content: str) -> T
     Such turns are never written to memory: only a PENDING turn has its write queued."""
     turn = turn_append(user=user, conversation=conversation, role=Turn.Role.USER, content=content)
     state = None
-    declines = declined(content)
+    said = parse_turn(content)
+    declines = said.declined
     if declines == "forget":
-        forgotten = memory_forget_asked(user=user, turn=turn)
+        forgotten = memory_forget_asked(user=user, turn=turn, said=said)
         state = Turn.MemoryState.FORGET
         logger.info("turn %s asked to forget; %d memories deleted", turn.pk, len(forgotten))
     elif declines == "secret":

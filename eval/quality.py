@@ -21,6 +21,7 @@ from core.llm import ModelUnavailable
 from eval.suite import Suite, SuiteTurn, SuiteUser
 from memoryapp.embeddings import get_embedder
 from memoryapp.models import Memory, MemoryEvidence
+from memoryapp.parsed import ParsedTurn, parse_turn
 from memoryapp.read.need import NOT_NEEDED, turn_need
 from memoryapp.read.recall import recall, recall_for_turn
 from memoryapp.thresholds import recall_floor, recall_gap, sensitive_floor, write_gate
@@ -401,7 +402,7 @@ def _write_pass(suite_user: SuiteUser, user, report: Report) -> set[int]:
     for suite_turn in suite_user.turns:
         if suite_turn.facts:
             texts = [suite_user.facts[k].text for k in suite_turn.facts]
-            _, kept, rejected = gate_facts(suite_turn.text, texts)
+            _, kept, rejected = gate_facts(parse_turn(suite_turn.text), texts)
             report.true_similarities.extend(f.similarity for f in (*kept, *rejected))
     return {turn.pk for turn, _ in turns}
 
@@ -487,12 +488,13 @@ def _read_pass(suite_user: SuiteUser, user, own_turns: set[int], report: Report)
         )
 
 
-def _reading(turn: str) -> str | None:
-    """The turn's English reading, as `remember` asks for it; None when the model fails."""
+def _read(turn: str) -> ParsedTurn:
+    """The turn parsed, with its English reading as `remember` asks for it; without one when the model fails."""
+    said = parse_turn(turn)
     try:
-        return english_reading(turn)
+        return said.with_reading(english_reading(said))
     except ModelUnavailable:
-        return None
+        return said
 
 
 def _gate_pass(suite: Suite, report: Report) -> None:
@@ -505,7 +507,7 @@ def _gate_pass(suite: Suite, report: Report) -> None:
     with the model's English reading when a model is configured and the turn is not English.
     """
     for item in suite.invented:
-        _, kept, rejected = gate_facts(item.turn, [item.fact], reading=_reading(item.turn))
+        _, kept, rejected = gate_facts(_read(item.turn), [item.fact])
         (outcome,) = (*kept, *rejected)
         report.invented += 1
         report.invented_similarities.append(outcome.similarity)
@@ -514,7 +516,7 @@ def _gate_pass(suite: Suite, report: Report) -> None:
         else:
             report.invented_accepted.append(f"{item.kind}: {item.turn!r} -> {item.fact!r} ({outcome.similarity:.2f})")
     for item in suite.misattributed:
-        _, kept, rejected = gate_facts(item.turn, [item.fact], reading=_reading(item.turn))
+        _, kept, rejected = gate_facts(_read(item.turn), [item.fact])
         report.misattributed += 1
         report.misattributed_similarities.append((*kept, *rejected)[0].similarity)
         report.misattributed_rejected += bool(rejected)

@@ -20,13 +20,13 @@ from django.utils import timezone
 from pgvector import Vector
 
 from chat.models import Turn
-from memoryapp import grammar, sensitive
+from memoryapp import sensitive
 from memoryapp.embeddings import Embedder, get_embedder
-from memoryapp.forgetting import forget_request
 from memoryapp.hashing import content_hash
 from memoryapp.keys import category_of, keys_of
 from memoryapp.models import Memory, MemoryEvent, MemoryEvidence, MemoryRecall, MemorySettings
 from memoryapp.orders import obeyed, orders_problem
+from memoryapp.parsed import ParsedTurn, parse_turn
 from memoryapp.slots import slot_of
 from memoryapp.write.extract import clean_fact
 from memoryapp.write.store import supersede, write_keys
@@ -75,21 +75,18 @@ FORGET_GAP = 0.05
 
 
 @transaction.atomic
-def memory_forget_asked(*, user: User, turn: Turn) -> list[Memory]:
+def memory_forget_asked(*, user: User, turn: Turn, said: ParsedTurn | None = None) -> list[Memory]:
     """Forget what a chat turn asks to forget ("Forget that I'm a nurse", "Delete what I told
     you about my daughter", "Olvida que soy enfermera": memoryapp.forgetting): the live
     memories nearest to what it names, found as the read path
     finds them (their text and keys, over the recall floor), the nearest and any within
     FORGET_GAP of it, at most FORGET_MAX. Each is deleted as on the memory page (with the same
     Undo), the turn recorded on its event. None when the turn names nothing ("Forget it.") or
-    nothing clears the floor; the page then says so."""
+    nothing clears the floor; the page then says so. `said` is the turn parsed, when the caller
+    has it."""
     from memoryapp.read.recall import recall
 
-    named = grammar.forget_object(grammar.analyse(turn.content))
-    if named is None:
-        # In another language: what the sentence after "olvida", "vergiss", "忘记" names.
-        other = forget_request(turn.content)
-        named = other.named if other is not None else None
+    named = (said or parse_turn(turn.content)).forget_named
     if named is None:
         return []
     found = recall(user, named)

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from spacy.tokens import Doc
 
 from memoryapp.grammar.facts import _question, _root
-from memoryapp.grammar.parsing import _CODE_SIGNS, _NON_LATIN, FIRST_PERSON, _fact_parse, analyse, looks_english
+from memoryapp.grammar.parsing import _CODE_SIGNS, _NON_LATIN, FIRST_PERSON, Said, _fact_parse
 from memoryapp.grammar.turns import code_spans
 
 
@@ -52,7 +52,7 @@ _STALE_REACH = 4  # words after the marker, within its clause, that it can cover
 _STATES = lexicon.words("placed") | {"be"}
 
 
-def stale_value(fact: str, turn: str) -> str | None:
+def stale_value(fact: str, turn: Said) -> str | None:
     """Why `fact` states a value its English turn says does not or no longer holds, or None.
 
     Similarity sees the value in the turn and passes the fact: "The user lives in Berlin." scores
@@ -85,11 +85,9 @@ def stale_value(fact: str, turn: str) -> str | None:
             )
         )
     } - _covered(said)
-    if not values:
+    if not values or not turn.english:
         return None
-    doc = analyse(turn)
-    if not looks_english(doc):
-        return None
+    doc = turn.doc
     covered = _covered(doc, every=True)
     if root is not None and root.tag_ in {"VBZ", "VBP"} and root.lemma_ in _STATES:
         covered |= _past_only(doc)
@@ -147,19 +145,18 @@ _TOWARDS = re.compile(
 )
 
 
-def says_more(fact: str, turn: str) -> str | None:
+def says_more(fact: str, told: Said) -> str | None:
     """Why `fact` claims more than its turn, or None: a word that raises the user's standing that
     the turn does not use (for a turn in another Latin-script language, no word of the turn
     shares its first four letters: "profesional", "professionnel"), or a degree held that the
     English turn says the user is still working towards."""
     said = _fact_parse(fact)
-    doc = analyse(turn)
-    english = looks_english(doc)
-    told = {word for t in doc for word in (t.lower_, t.lemma_.lower())} if english else set()
+    turn, doc, english = told.text, told.doc, told.english
+    told_words = {word for t in doc for word in (t.lower_, t.lemma_.lower())} if english else set()
     for token in said:
         if token.lower_ not in lexicon.words("raising") and token.lemma_.lower() not in lexicon.words("raising"):
             continue
-        if english and not ({token.lower_, token.lemma_.lower()} & told):
+        if english and not ({token.lower_, token.lemma_.lower()} & told_words):
             return f"the fact says more than the turn: {token.text!r}"
         if not english and not _NON_LATIN.search(turn) and token.lower_[:4] not in turn.lower():
             return f"the fact says more than the turn: {token.text!r}"
@@ -177,7 +174,7 @@ _CAPITALISED = re.compile(r"\b[A-Z][\w'’.-]*")
 _NOT_NAMES = frozenset(["the", "user", "i", *timewords.MONTHS, *timewords.WEEKDAYS])
 
 
-def unsaid_name(fact: str, turn: str) -> str | None:
+def unsaid_name(fact: str, told: Said) -> str | None:
     """Why the fact names what its English turn never writes, or None: "The user is the head of
     dentistry at the University of Jordan." from "I am a dentist in Amman.", "The user's name
     is Dr. Alvarez." from "Call me Priya". A name is where an extractor's embellishment shows;
@@ -185,9 +182,9 @@ def unsaid_name(fact: str, turn: str) -> str | None:
     weekday does not count (a relative date is stored as one), and a short name ("AI", "UK")
     must be written whole. The cost is a name the world adds to the turn's: "a 1972 Beetle" ->
     "a 1972 Volkswagen Beetle" is turned down."""
-    if not looks_english(analyse(turn)):
+    if not told.english:
         return None
-    written = [_bare(word) for word in re.findall(r"[\w'’-]+", turn)]
+    written = [_bare(word) for word in re.findall(r"[\w'’-]+", told.text)]
     for word in _CAPITALISED.findall(fact)[1:]:
         name = _bare(word.rstrip("."))
         if name in _NOT_NAMES or not name:

@@ -49,7 +49,6 @@ from memoryapp.grammar.parsing import (
     _negated,
     _opens_sentence,
     _user_pronoun,
-    analyse,
     parser,
     recognise,
 )
@@ -453,13 +452,13 @@ def _article(number: str) -> str:
     return "an" if number[0] in "8e" or number in {"11", "18"} else "a"  # "an 8-", "an eleven-"
 
 
-def aged_relations(text: str) -> list[str]:
+def aged_relations(doc: Doc) -> list[str]:
     """The facts `_aged_relations` reads off an English turn: they are the turn's own words
     reordered ("my six-year-old" -> "The user has a six-year-old child."), so the write gate
     takes them as supported however little the rest of the turn is about the child."""
-    if not _AGED.search(text):
+    if not _AGED.search(doc.text):
         return []
-    return [fact for sent in analyse(text).sents for fact in _aged_relations(sent)]
+    return [fact for sent in doc.sents for fact in _aged_relations(sent)]
 
 
 def _stands_as_person(sent: Span, match: re.Match) -> bool:

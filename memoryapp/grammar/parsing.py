@@ -8,13 +8,26 @@ from __future__ import annotations
 import functools
 import re
 import threading
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from memoryapp import attribution, lexicon, timewords
 
 if TYPE_CHECKING:
     from spacy.language import Language
     from spacy.tokens import Doc, Span, Token
+
+
+class Said(Protocol):
+    """A turn as the rules that weigh a fact against it read it: its text, the parse of its own
+    words (`analyse`) and whether that parse means anything (`looks_english`). The write path's
+    parsed turn (memoryapp.parsed.ParsedTurn) is one."""
+
+    @property
+    def text(self) -> str: ...
+    @property
+    def doc(self) -> Doc: ...
+    @property
+    def english(self) -> bool: ...
 
 
 _lock = threading.Lock()

@@ -18,10 +18,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from memoryapp import attribution, grammar, sensitive, smalltalk
+from memoryapp import attribution, grammar, sensitive
 from memoryapp.orders import orders_problem
+from memoryapp.parsed import ParsedTurn
 from memoryapp.wording import INSTRUCTION
-from memoryapp.write.extract import declined
 
 Example = tuple[str, str]  # (the turn, a fact extracted from it)
 
@@ -31,16 +31,19 @@ class Candidate:
     """A fact as a check reads it, with what the gate knows of it when the check is asked."""
 
     fact: str
-    turn: str
-    reading: str | None = None  # the turn's faithful English reading, for a turn in another language
+    said: ParsedTurn  # its turn, with the English reading only when the gate found it faithful
     problem: str | None = None  # grammar.fact_problems' finding, computed for the batch at once
     support: attribution.Clause | None = None  # the clause that supports the fact best (SUPPORT only)
     nearest: str = ""  # the turn's own clause nearest the fact, in the turn's language (SUPPORT only)
 
     @property
-    def told(self) -> str:
+    def turn(self) -> str:
+        return self.said.text
+
+    @property
+    def told(self) -> ParsedTurn:
         """The turn in English words: its reading when it has one, as the fact's are English."""
-        return self.reading or self.turn
+        return self.said.told
 
 
 @dataclass(frozen=True)
@@ -60,12 +63,12 @@ _DECLINED = {
 
 
 def _declined(candidate: Candidate) -> str | None:
-    reason = declined(candidate.turn)
+    reason = candidate.said.declined
     return _DECLINED[reason] if reason else None
 
 
 def _pleasantry(candidate: Candidate) -> str | None:
-    if smalltalk.is_pleasantry(candidate.turn):
+    if candidate.said.pleasantry:
         return "the turn is only a greeting, thanks or acknowledgement"
     return None
 
@@ -88,8 +91,8 @@ def _presumed(candidate: Candidate) -> str | None:
     "I", "my" or "we" of its language (`grammar.only_asks_abroad`), or the fact copies its code. A
     turn that speaks to "you" is left to the checks on the listener and on questions."""
     fact, turn, english = candidate.fact, candidate.turn, candidate.told
-    if grammar.looks_english(grammar.analyse(english)):
-        if grammar.only_asks_for_something(english):
+    if english.english:
+        if grammar.only_asks_for_something(english.text):
             return "the turn only asks, and says nothing of the user"
     elif grammar.only_asks_abroad(turn):
         return "the turn only asks, and says nothing of the user"
@@ -104,7 +107,7 @@ def _presumed(candidate: Candidate) -> str | None:
 
 def _whose(candidate: Candidate) -> str | None:
     assert candidate.support is not None
-    return attribution.misattribution(candidate.fact, candidate.support, candidate.told)
+    return attribution.misattribution(candidate.fact, candidate.support, candidate.told.text)
 
 
 def _restated_question(candidate: Candidate) -> str | None:
@@ -245,7 +248,7 @@ SUPPORT: tuple[Check, ...] = (
     Check(
         "reversed",
         "a comparison turned round: what the turn says of someone else, put on the user",
-        lambda c: grammar.reversed_comparison(c.fact, c.told),
+        lambda c: grammar.reversed_comparison(c.fact, c.told.text),
         rejects=(("Gus, my tortoise, turned 40 this year, he's older than me lol", "The user is older than Gus."),),
         keeps=(("I'm two years older than my brother Tom.", "The user is older than their brother Tom."),),
     ),

@@ -21,8 +21,8 @@ from django.conf import settings
 from django.utils.module_loading import import_string
 
 from core.llm import ModelUnavailable, as_messages, endpoint_errors, openai_client
-from memoryapp import grammar, sensitive
-from memoryapp.forgetting import forget_request
+from memoryapp import grammar
+from memoryapp.parsed import ParsedTurn
 from memoryapp.write.rules import extract_facts_by_rules
 
 logger = logging.getLogger(__name__)
@@ -239,17 +239,18 @@ def _extract_with_model(text: str, said: date | None) -> list[str]:
     return _parse_model_facts(content)
 
 
-def english_reading(text: str) -> str | None:
+def english_reading(said: ParsedTurn) -> str | None:
     """The turn in English, as the model reads it, for a turn in another language when a model
     is configured; None for an English turn, a turn too long to translate, without a model, or
     when the answer was cut off or empty. Raises ModelUnavailable when the call fails.
 
     The reading is a second source, never a replacement: the parse states the facts of the
     reading (`extract_facts(reading=...)`), and the gate accepts a fact that the reading
-    supports only when the reading itself says what the turn says (`gate_facts(reading=...)`)."""
+    supports only when the reading itself says what the turn says (memoryapp.write.gate)."""
     if not settings.LLM_ENABLED or settings.MEMORY_EXTRACTOR or not settings.MEMORY_READ_IN_ENGLISH:
         return None
-    if len(text) > READING_MAX_CHARS or grammar.looks_english(grammar.analyse(text)):
+    text = said.text
+    if len(text) > READING_MAX_CHARS or said.english:
         return None
     examples = [(f"<message>{example}</message>", translation) for example, translation in READING_EXAMPLES]
     response = _complete(
@@ -270,65 +271,50 @@ def english_reading(text: str) -> str | None:
     return reading if reading and reading != text.strip() else None
 
 
-def _extract_offline(text: str, *, limit: int, said: date | None) -> list[str]:
+def _extract_offline(said: ParsedTurn, *, limit: int) -> list[str]:
     """The grammar of an English turn (memoryapp.grammar). The patterns of memoryapp.write.rules serve a
     turn in another language, or one the parser could not read, and never a fact that leans on
     words outside it."""
-    doc = grammar.analyse(text)
-    if grammar.looks_english(doc):
-        facts = grammar.extract(doc, limit=limit, said=said)
-        if facts or grammar.has_user_clause(doc):
+    if said.english:
+        facts = grammar.extract(said.doc, limit=limit, said=said.said_on)
+        if facts or grammar.has_user_clause(said.doc):
             return facts
-    found = extract_facts_by_rules(grammar.own_words(text), limit=limit)
+    found = extract_facts_by_rules(grammar.own_words(said.text), limit=limit)
     return [fact for fact in found if not grammar.leans_on_context(fact)]
 
 
-def _grammar_first(text: str, *, limit: int, said: date | None) -> list[str] | None:
+def _grammar_first(said: ParsedTurn, *, limit: int) -> list[str] | None:
     """What the parse decides for an English turn when MEMORY_GRAMMAR_FIRST is on: its facts when
     it finds any, nothing when the turn is about others only; None when the model is to be asked
     (another language, or a turn that may be about the user but that the grammar cannot read). A parse
     states only what the turn says, while a model misses plain statements ("I'm divorced.",
     "Please keep your answers short from now on.") and puts the user into turns about someone or
     something else ("Cristiano Ronaldo is from Madeira." -> "The user is from Madeira.")."""
-    if not settings.MEMORY_GRAMMAR_FIRST:
+    if not settings.MEMORY_GRAMMAR_FIRST or not said.english:
         return None
-    doc = grammar.analyse(text)
-    if not grammar.looks_english(doc):
-        return None
-    facts = grammar.extract(doc, limit=limit, said=said)
-    if facts or grammar.about_others_only(doc):
+    facts = grammar.extract(said.doc, limit=limit, said=said.said_on)
+    if facts or grammar.about_others_only(said.doc):
         return facts
     return None
 
 
-def declined(text: str) -> str | None:
-    """Why nothing from this turn may be kept, whatever it says: "secret" when it carries a
-    password, key, card, bank or id number (memoryapp.sensitive), "forget" when it asks to
-    forget or not to remember. None for an ordinary turn."""
-    if sensitive.secret_kind(text):
-        return "secret"
-    if grammar.is_forget_request(grammar.analyse(text)) or forget_request(text) is not None:
-        return "forget"
-    return None
-
-
-def extract_facts(text: str, *, said: date | None = None, reading: str | None = None) -> list[str]:
+def extract_facts(said: ParsedTurn) -> list[str]:
     """Candidate facts for one user turn, at most MEMORY_MAX_FACTS_PER_TURN, deduplicated.
-    `said` is the day of the turn: relative time words ("last Friday") are stored as dates.
-    `reading`, the model's English reading of a turn in another language (`english_reading`),
-    is parsed first, as an English turn is; the model reads the turn itself when the parse of
-    the reading finds nothing it can decide."""
+    Relative time words ("last Friday") are stored as dates, counted from the day the turn was
+    said. A turn's English reading by the model (`english_reading`), when it has one, is parsed
+    first, as an English turn is; the model reads the turn itself when the parse of the reading
+    finds nothing it can decide."""
     limit = settings.MEMORY_MAX_FACTS_PER_TURN
     if settings.MEMORY_EXTRACTOR:
-        raw = import_string(settings.MEMORY_EXTRACTOR)(text)
+        raw = import_string(settings.MEMORY_EXTRACTOR)(said.text)
         candidates = [fact for fact in (clean_fact(item) for item in (raw if isinstance(raw, list) else [])) if fact]
     elif settings.LLM_ENABLED:
-        parsed = _grammar_first(reading, limit=limit, said=said) if reading else None
+        parsed = _grammar_first(said.reading, limit=limit) if said.reading else None
         if parsed is None:
-            parsed = _grammar_first(text, limit=limit, said=said)
-        candidates = parsed if parsed is not None else _extract_with_model(text, said)
+            parsed = _grammar_first(said, limit=limit)
+        candidates = parsed if parsed is not None else _extract_with_model(said.text, said.said_on)
     else:
-        candidates = _extract_offline(text, limit=limit, said=said)
+        candidates = _extract_offline(said, limit=limit)
     unique: list[str] = []
     for fact in candidates:
         if fact not in unique:

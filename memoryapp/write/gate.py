@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
-from datetime import date
 
 import numpy as np
 from django.conf import settings
@@ -24,6 +23,7 @@ from django.conf import settings
 from memoryapp import attribution, grammar, thresholds, timewords
 from memoryapp.embeddings import Embedder, get_embedder, get_multilingual_embedder
 from memoryapp.keys import keys_of
+from memoryapp.parsed import ParsedTurn
 from memoryapp.wording import INSTRUCTION, as_said
 from memoryapp.write.checks import FAR, FORM, SUPPORT, TURN, Candidate, first_refusal
 
@@ -50,37 +50,33 @@ class GatedFact:
 
 
 def gate_facts(
-    content: str,
-    facts: list[str],
-    *,
-    content_vector: np.ndarray | None = None,
-    reading: str | None = None,
-    said_on: date | None = None,
+    said: ParsedTurn, facts: list[str], *, content_vector: np.ndarray | None = None
 ) -> tuple[str, list[GatedFact], list[GatedFact]]:
     """Embed the turn, its clauses and the candidate facts in one batch; split the facts into
     kept and rejected. `content_vector`, the turn's own embedding by the configured model when
-    the read path already made it, is used instead of embedding the turn again. `reading`, the
-    model's English reading of a turn in another language, adds its clauses to the turn's when
-    the multilingual encoder finds it close to the turn (MEMORY_READING_FLOOR): a clause of it
-    can then support a fact, and be read for whose fact it is, as an English clause is.
-    `said_on`, the day the turn was said, lets a fact dated from one of the turn's relative time
-    words be compared in the turn's words ("on 11 August 2023" as "last Friday").
+    the read path already made it, is used instead of embedding the turn again. The turn's
+    English reading by the model, when it has one, adds its clauses to the turn's when the
+    multilingual encoder finds it close to the turn (MEMORY_READING_FLOOR): a clause of it can
+    then support a fact, and be read for whose fact it is, as an English clause is. The day the
+    turn was said lets a fact dated from one of the turn's relative time words be compared in the
+    turn's words ("on 11 August 2023" as "last Friday").
     The steps a fact must pass are in this module's docstring.
     """
     embedder = get_embedder()
-    sources = _Sources.of(content, reading)
-    batch = _embed_batch(embedder, sources, facts, content, content_vector, said_on)
+    sources = _Sources.of(said)
+    batch = _embed_batch(embedder, sources, facts, said, content_vector)
     gate = thresholds.write_gate(embedder.name)
     kept: list[GatedFact] = []
     rejected: list[GatedFact] = []
-    problems = grammar.fact_problems(facts, content)
-    across = _across_languages(content, facts, [part.text for part in sources.parts[: sources.own]])
-    literal = set(grammar.aged_relations(content)) if across is None else set()
-    faithful_reading = reading if sources.read else None
+    problems = grammar.fact_problems(facts, said.text)
+    across = _across_languages(said, facts, [part.text for part in sources.parts[: sources.own]])
+    literal = set(grammar.aged_relations(said.doc)) if across is None else set()
+    # Only a faithful reading speaks for the turn (`_faithful`).
+    told = said if sources.read else replace(said, reading=None)
     # The turn's own checks are asked once: they read the turn alone, whatever the fact.
-    turn_refused = first_refusal(TURN, Candidate("", content)) if facts else None
+    turn_refused = first_refusal(TURN, Candidate("", told)) if facts else None
     for i, (text, vector, problem) in enumerate(zip(facts, batch.facts, problems, strict=True)):
-        candidate = Candidate(text, content, faithful_reading, problem)
+        candidate = Candidate(text, told, problem)
         refused = turn_refused or first_refusal(FORM, candidate)
         if refused:
             rejected.append(GatedFact(text, 0.0, vector, refused[1], check=refused[0]))
@@ -118,12 +114,13 @@ class _Sources:
     read: list[attribution.Clause]
 
     @classmethod
-    def of(cls, content: str, reading: str | None) -> _Sources:
-        parts = attribution.clauses(content)[:_MAX_GATE_CLAUSES] or [attribution.Clause(content, "unknown")]
+    def of(cls, said: ParsedTurn) -> _Sources:
+        parts = list(said.clauses[:_MAX_GATE_CLAUSES]) or [attribution.Clause(said.text, "unknown")]
         own = len(parts)
-        read = attribution.clauses(reading)[:_MAX_GATE_CLAUSES] if reading and _faithful(content, reading) else []
+        reading = said.reading
+        read = list(reading.clauses[:_MAX_GATE_CLAUSES]) if reading and _faithful(said.text, reading.text) else []
         parts = [*parts, *read]
-        return cls([content, *(part.text for part in parts)], parts, own, read)
+        return cls([said.text, *(part.text for part in parts)], parts, own, read)
 
 
 @dataclass(frozen=True)
@@ -141,13 +138,14 @@ def _embed_batch(
     embedder: Embedder,
     sources: _Sources,
     facts: list[str],
-    content: str,
+    turn: ParsedTurn,
     content_vector: np.ndarray | None,
-    said_on: date | None,
 ) -> _Batch:
     """Embed the turn (unless its vector is given), its clauses, the facts, their other wordings
     and their keys in one call."""
-    worded = {i: text for i, fact in enumerate(facts) if (text := timewords.as_worded(fact, content, said_on)) != fact}
+    worded = {
+        i: text for i, fact in enumerate(facts) if (text := timewords.as_worded(fact, turn.text, turn.said_on)) != fact
+    }
     said = {i: spoken for i, fact in enumerate(facts) if (spoken := as_said(worded.get(i, fact)))}
     fact_keys = [keys_of(fact) for fact in facts]
     extra = [*facts, *worded.values(), *said.values(), *(key for keys in fact_keys for key in keys)]
@@ -219,17 +217,17 @@ class _Across:
     gate: float
 
 
-def _across_languages(content: str, facts: list[str], clauses: list[str]) -> _Across | None:
+def _across_languages(said: ParsedTurn, facts: list[str], clauses: list[str]) -> _Across | None:
     """For a turn that is not English, each fact's similarity to it and to each of its `clauses`
     by the multilingual encoder, and that encoder's gate: an English-only embedder scores a
     correct English fact 0.07-0.22 against a Spanish or Japanese turn. None for an English turn,
     or when the configured embedder is itself multilingual (its own similarities already hold)."""
-    if not facts or grammar.looks_english(grammar.analyse(content)):
+    if not facts or said.english:
         return None
     encoder = get_multilingual_embedder()
     if encoder is get_embedder():
         return None
-    vectors = encoder.embed([content, *clauses, *facts])
+    vectors = encoder.embed([said.text, *clauses, *facts])
     fact_vectors = vectors[1 + len(clauses) :]
     return _Across(
         by_turn=fact_vectors @ vectors[0],

@@ -1,6 +1,8 @@
 """The write path of one user turn, as one short sequence of stages, each owned by one module:
 
-1. decline (`extract.declined`): a turn that carries a secret or asks to forget is never read;
+0. parse (`memoryapp.parsed.parse_turn`): the turn is parsed once, and every stage reads that
+   one parsed turn;
+1. decline (`ParsedTurn.declined`): a turn that carries a secret or asks to forget is never read;
 2. extract (`extract.extract_facts`): at most two third-person facts, by a model or the grammar;
 3. gate (`gate.gate_facts`): each fact weighed against its own turn and put through the named
    checks of `checks`; every refusal carries the code of the check that made it;
@@ -15,7 +17,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from chat.models import Turn
-from memoryapp.write.extract import declined, english_reading, extract_facts
+from memoryapp.parsed import parse_turn
+from memoryapp.write.extract import english_reading, extract_facts
 from memoryapp.write.gate import gate_facts
 from memoryapp.write.store import store_facts
 
@@ -43,7 +46,7 @@ def remember(user: User, turn: Turn, *, turn_vector: np.ndarray | None = None) -
     Says how many facts were written or refreshed, and why the others were not; small talk
     writes nothing.
     - Facts come only from the user's own turns, at most two per turn; a turn that carries a
-      secret (memoryapp.sensitive) or asks to forget writes nothing (see `declined`).
+      secret (memoryapp.sensitive) or asks to forget writes nothing (`ParsedTurn.declined`).
     - The gate runs before anything is stored, so an invented fact never reaches the table.
     - Turn, facts and gate sources are embedded in one batched call.
     - The upsert keys on (user, content_hash) among live rows: a restatement refreshes
@@ -60,20 +63,19 @@ def remember(user: User, turn: Turn, *, turn_vector: np.ndarray | None = None) -
         raise PermissionError("remember() was given a turn that belongs to another user")
     if turn.role != Turn.Role.USER or not turn.content.strip():
         return Written()
-    reason = declined(turn.content)
+    said = parse_turn(turn.content, said_on=turn.created_at.date())
+    reason = said.declined
     if reason:
         # Not even sent to an extractor: a turn that carries a secret, or that asks to forget,
         # writes and refreshes nothing.
         logger.info("turn %s declined (%s); nothing from it is remembered", turn.pk, reason)
         return Written(declined=reason)
 
-    reading = english_reading(turn.content)
-    facts = extract_facts(turn.content, said=turn.created_at.date(), reading=reading)
+    said = said.with_reading(english_reading(said))
+    facts = extract_facts(said)
     if not facts:
         return Written()
-    model_name, kept, rejected = gate_facts(
-        turn.content, facts, content_vector=turn_vector, reading=reading, said_on=turn.created_at.date()
-    )
+    model_name, kept, rejected = gate_facts(said, facts, content_vector=turn_vector)
     for fact in rejected:
         logger.debug(
             "write gate refused a fact from turn %s: %s, %s (similarity %.3f)",

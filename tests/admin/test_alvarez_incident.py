@@ -14,6 +14,7 @@ from chat.models import Turn
 from chat.services import chat_reply, chat_user_turn, conversation_create
 from memoryapp.embeddings import get_embedder
 from memoryapp.models import Memory, MemoryRecall
+from memoryapp.parsed import parse_turn
 from memoryapp.read.recall import recall
 from memoryapp.thresholds import recall_floor, write_gate
 from memoryapp.write import remember
@@ -34,7 +35,7 @@ def test_write_gate_rejects_a_colleagues_name_stated_as_the_users(alice, fake_ll
     user's colleague and rejects it whatever the embedder; the unsupported fact fails on
     similarity. The offline rules do not make this mistake at all."""
     assert extract_facts_by_rules(COLLEAGUE, limit=2) == []
-    _, kept, (alvarez, peanuts) = gate_facts(COLLEAGUE, [ALVAREZ, "The user is allergic to peanuts."])
+    _, kept, (alvarez, peanuts) = gate_facts(parse_turn(COLLEAGUE), [ALVAREZ, "The user is allergic to peanuts."])
     assert kept == [] and alvarez.rejected_because and peanuts.similarity < write_gate(get_embedder().name)
 
     fake_llm.facts(ALVAREZ, "The user is allergic to peanuts.")
@@ -42,7 +43,7 @@ def test_write_gate_rejects_a_colleagues_name_stated_as_the_users(alice, fake_ll
     assert not Memory.objects.filter(user=alice).exists()
 
     settings.EMBEDDING_MODEL = "local"
-    _, kept, (alvarez,) = gate_facts(COLLEAGUE, [ALVAREZ])
+    _, kept, (alvarez,) = gate_facts(parse_turn(COLLEAGUE), [ALVAREZ])
     assert kept == [] and alvarez.similarity >= write_gate(get_embedder().name) == write_gate("all-MiniLM-L6-v2")
     assert alvarez.rejected_because == "the turn gives the name 'Dr. Alvarez' to the user's colleague"
 

@@ -18,6 +18,7 @@ from bench.timing import Buckets, stopwatch
 from bench.write_bench import measure_writes
 from chat.models import Turn
 from memoryapp.models import Memory, MemoryRecall
+from memoryapp.parsed import parse_turn
 from memoryapp.write.extract import extract_facts
 
 pytestmark = pytest.mark.django_db
@@ -69,7 +70,7 @@ def test_the_fixed_extractor_is_what_remember_uses_under_the_setting():
     assert fixed_facts("I'm vegan.") == ["The user is vegan."]
     assert fixed_facts("What's the weather?") == []
     with override_settings(MEMORY_EXTRACTOR=FIXED_EXTRACTOR):
-        assert all(extract_facts(turn) == FIXED_FACTS[turn] for turn in TURNS)
+        assert all(extract_facts(parse_turn(turn)) == FIXED_FACTS[turn] for turn in TURNS)
 
 
 def test_the_write_benchmark_runs_remember_with_the_fixed_extractor_and_separates_the_embedding():
@@ -86,7 +87,7 @@ def test_a_stopwatch_times_the_wrapped_function_and_puts_it_back():
     original = memoryapp.write.pipeline.extract_facts
     buckets = Buckets()
     with stopwatch(memoryapp.write.pipeline, "extract_facts", buckets, "extract"):
-        assert memoryapp.write.pipeline.extract_facts("I'm vegan.") == ["The user is vegan."]
+        assert memoryapp.write.pipeline.extract_facts(parse_turn("I'm vegan.")) == ["The user is vegan."]
     assert memoryapp.write.pipeline.extract_facts is original
     assert buckets["extract"] > 0 and buckets.take()["extract"] > 0 and buckets["extract"] == 0
 

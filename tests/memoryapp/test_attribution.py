@@ -1,12 +1,13 @@
 import pytest
 
 from memoryapp.attribution import clauses, lost_relation, misattribution, sentences
+from memoryapp.parsed import parse_turn
 from memoryapp.write.gate import gate_facts
 
 
 def _verdict(turn: str, fact: str) -> str | None:
     """The gate's attribution step on its own, against the clause that supports the fact best."""
-    _, kept, rejected = gate_facts(turn, [fact])
+    _, kept, rejected = gate_facts(parse_turn(turn), [fact])
     return rejected[0].rejected_because if rejected else None
 
 

@@ -6,6 +6,7 @@ import pytest
 
 from core.llm import ModelUnavailable
 from memoryapp.models import Memory
+from memoryapp.parsed import parse_turn
 from memoryapp.write import remember
 from memoryapp.write.extract import READING_EXAMPLES, english_reading
 from memoryapp.write.gate import gate_facts
@@ -54,7 +55,9 @@ def test_a_name_the_reading_never_writes_is_not_the_users(reading):
     # An invented credential that the multilingual encoder scores 0.48 against the turn.
     turn = "أنا طبيبة أسنان في عمّان."
     invented = "The user is the head of dentistry at the University of Jordan."
-    _, kept, rejected = gate_facts(turn, [invented, "The user is a dentist."], reading="I am a dentist in Amman.")
+    _, kept, rejected = gate_facts(
+        parse_turn(turn).with_reading("I am a dentist in Amman."), [invented, "The user is a dentist."]
+    )
     assert [fact.text for fact in kept] == ["The user is a dentist."]
     assert [fact.rejected_because for fact in rejected] == ["the fact names 'University', which the turn does not"]
 
@@ -73,7 +76,7 @@ def test_a_reading_that_drops_the_relative_a_clause_is_about_supports_nothing(al
     remember(alice, user_turn(alice, turn))
     assert live_texts(alice) == []
     # the turn's own clause then says whose it is
-    _, kept, rejected = gate_facts(turn, ["The user went to the doctor in Berlin."], reading=misread)
+    _, kept, rejected = gate_facts(parse_turn(turn).with_reading(misread), ["The user went to the doctor in Berlin."])
     assert kept == []
     assert rejected[0].rejected_because == "the supporting clause is about someone else"
 
@@ -108,7 +111,7 @@ def test_a_reading_longer_than_any_one_fact_is_still_read(alice, reading):
     )
     assert len(english) > 300
     reading.reply(english)
-    assert english_reading(turn) == english
+    assert english_reading(parse_turn(turn)) == english
     reading.reply(english)
     assert remember(alice, user_turn(alice, turn)).stored == 2
     assert live_texts(alice) == ["The user lives in Naples.", "The user works as a nurse in a hospital in the centre."]
@@ -123,7 +126,7 @@ def test_a_reading_cut_off_leaves_the_turn_to_the_model_extraction(alice, readin
 
 
 def test_an_english_turn_is_not_read_again(alice, reading):
-    assert english_reading("I live in Naples and I work as a nurse.") is None
+    assert english_reading(parse_turn("I live in Naples and I work as a nurse.")) is None
     assert remember(alice, user_turn(alice, "I live in Naples and I work as a nurse.")).stored == 2
     assert reading.chat_requests() == []
 
@@ -145,9 +148,10 @@ def test_turned_off_the_turn_goes_straight_to_the_model_extraction(alice, readin
 def test_whose_fact_it_is_comes_from_the_reading_not_the_turn_it_translates():
     # The turn's own Arabic clause is not read for its subject; the reading says it is the son.
     _, kept, rejected = gate_facts(
-        "ابني زيد عمره عشر سنوات ويحب كرة القدم.",
+        parse_turn("ابني زيد عمره عشر سنوات ويحب كرة القدم.").with_reading(
+            "My son Zaid is ten years old and loves football."
+        ),
         ["The user is 10 years old and loves football.", "The user's son Zaid is ten years old."],
-        reading="My son Zaid is ten years old and loves football.",
     )
     assert [fact.text for fact in kept] == ["The user's son Zaid is ten years old."]
     assert [fact.rejected_because for fact in rejected] == ["the supporting clause is about someone else"]

@@ -4,6 +4,7 @@ import pytest
 
 from memoryapp.grammar import as_user_sentence, fact_problems, restated_question, without_address
 from memoryapp.models import Memory
+from memoryapp.parsed import parse_turn
 from memoryapp.wording import as_said
 from memoryapp.write import remember
 from memoryapp.write.gate import gate_facts
@@ -13,7 +14,7 @@ pytestmark = pytest.mark.django_db
 
 
 def _rejection(turn: str, fact: str) -> str:
-    _, kept, rejected = gate_facts(turn, [fact])
+    _, kept, rejected = gate_facts(parse_turn(turn), [fact])
     assert len(kept) + len(rejected) == 1
     return rejected[0].rejected_because if rejected else ""
 

@@ -4,7 +4,7 @@ language's imperative of "forget" with what it names, and what is no such reques
 import pytest
 
 from memoryapp.forgetting import LANGUAGES, forget_request
-from memoryapp.write.extract import declined
+from memoryapp.parsed import parse_turn
 
 ASKS = [
     ("Olvida que soy enfermera.", "es", "soy enfermera"),
@@ -29,7 +29,7 @@ ASKS = [
 @pytest.mark.parametrize(("text", "language", "named"), ASKS)
 def test_a_request_to_forget_is_read_with_what_it_names(text, language, named):
     assert forget_request(text) == (language, named)
-    assert declined(text) == "forget"  # nothing from it is ever written
+    assert parse_turn(text).declined == "forget"  # nothing from it is ever written
 
 
 @pytest.mark.parametrize("text", ["Vergiss es.", "Olvida eso.", "Oublie ça !", "Glöm det."])

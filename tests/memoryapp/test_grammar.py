@@ -5,6 +5,7 @@ from datetime import UTC, date, datetime
 import pytest
 
 from memoryapp import grammar
+from memoryapp.parsed import parse_turn
 from memoryapp.write.extract import extract_facts
 
 
@@ -125,7 +126,7 @@ from memoryapp.write.extract import extract_facts
     ],
 )
 def test_statements_become_standalone_third_person_facts(turn, facts):
-    assert extract_facts(turn) == facts
+    assert extract_facts(parse_turn(turn)) == facts
 
 
 @pytest.mark.parametrize(
@@ -151,7 +152,7 @@ def test_statements_become_standalone_third_person_facts(turn, facts):
     ],
 )
 def test_facts_said_in_passing_inside_a_question_or_request_are_kept_and_the_question_is_not(turn, facts):
-    assert extract_facts(turn) == facts
+    assert extract_facts(parse_turn(turn)) == facts
 
 
 @pytest.mark.parametrize(
@@ -187,7 +188,7 @@ def test_facts_said_in_passing_inside_a_question_or_request_are_kept_and_the_que
     ],
 )
 def test_questions_requests_other_people_fancies_quotes_code_and_dangling_words_write_nothing(turn):
-    assert extract_facts(turn) == []
+    assert extract_facts(parse_turn(turn)) == []
 
 
 @pytest.mark.parametrize(
@@ -196,7 +197,7 @@ def test_questions_requests_other_people_fancies_quotes_code_and_dangling_words_
 )
 def test_a_request_to_forget_writes_nothing(turn):
     assert grammar.is_forget_request(grammar.analyse(turn))
-    assert extract_facts(turn) == []
+    assert extract_facts(parse_turn(turn)) == []
 
 
 def test_a_statement_about_forgetting_is_not_a_request():
@@ -204,8 +205,8 @@ def test_a_statement_about_forgetting_is_not_a_request():
 
 
 def test_another_language_falls_back_to_the_multilingual_patterns():
-    assert extract_facts("Ich wohne in Berlin.") == ["The user lives in Berlin."]
-    assert extract_facts("Olá, o meu nome é Inês.") == ["The user's name is Inês."]
+    assert extract_facts(parse_turn("Ich wohne in Berlin.")) == ["The user lives in Berlin."]
+    assert extract_facts(parse_turn("Olá, o meu nome é Inês.")) == ["The user's name is Inês."]
 
 
 @pytest.mark.parametrize(
@@ -219,7 +220,7 @@ def test_another_language_falls_back_to_the_multilingual_patterns():
     ],
 )
 def test_relative_time_words_become_the_dates_they_meant_when_the_turn_was_said(turn, facts):
-    assert extract_facts(turn, said=date(2023, 5, 8)) == facts  # a Monday
+    assert extract_facts(parse_turn(turn, said_on=date(2023, 5, 8))) == facts  # a Monday
 
 
 @pytest.mark.parametrize(
@@ -308,11 +309,11 @@ def test_words_english_shares_with_other_languages_do_not_make_a_turn_english(tu
 
 
 def test_a_verb_the_tagger_reads_as_a_noun_after_and_is_its_own_clause():
-    assert extract_facts("I live in Novosibirsk and work as an engineer.") == [
+    assert extract_facts(parse_turn("I live in Novosibirsk and work as an engineer.")) == [
         "The user lives in Novosibirsk.",
         "The user works as an engineer.",
     ]
-    assert extract_facts("I eat fish and rice at home.") == ["The user eats fish and rice at home."]
+    assert extract_facts(parse_turn("I eat fish and rice at home.")) == ["The user eats fish and rice at home."]
 
 
 @pytest.mark.parametrize(
@@ -332,7 +333,7 @@ def test_a_verb_the_tagger_reads_as_a_noun_after_and_is_its_own_clause():
     ],
 )
 def test_a_job_in_a_place_is_two_facts_when_there_is_room(turn, facts):
-    assert extract_facts(turn) == facts
+    assert extract_facts(parse_turn(turn)) == facts
 
 
 @pytest.mark.parametrize(
@@ -357,7 +358,7 @@ def test_a_job_in_a_place_is_two_facts_when_there_is_room(turn, facts):
     ],
 )
 def test_a_sentence_that_leaves_out_its_i_is_read_with_it(turn, facts):
-    assert extract_facts(turn, said=date(2023, 5, 8)) == facts
+    assert extract_facts(parse_turn(turn, said_on=date(2023, 5, 8))) == facts
 
 
 @pytest.mark.parametrize(
@@ -375,7 +376,7 @@ def test_a_sentence_that_leaves_out_its_i_is_read_with_it(turn, facts):
     ],
 )
 def test_what_a_feeling_says_the_user_has_or_is_is_kept_without_the_feeling(turn, facts):
-    assert extract_facts(turn) == facts
+    assert extract_facts(parse_turn(turn)) == facts
 
 
 @pytest.mark.parametrize(
@@ -398,7 +399,7 @@ def test_what_a_feeling_says_the_user_has_or_is_is_kept_without_the_feeling(turn
     ],
 )
 def test_the_age_of_a_relation_or_pet_is_kept(turn, facts):
-    assert extract_facts(turn) == facts
+    assert extract_facts(parse_turn(turn)) == facts
 
 
 @pytest.mark.parametrize(
@@ -413,7 +414,7 @@ def test_the_age_of_a_relation_or_pet_is_kept(turn, facts):
     ],
 )
 def test_a_relation_or_pet_named_in_passing_is_kept_by_name(turn, facts):
-    assert extract_facts(turn) == facts
+    assert extract_facts(parse_turn(turn)) == facts
 
 
 @pytest.mark.parametrize(
@@ -427,7 +428,7 @@ def test_a_relation_or_pet_named_in_passing_is_kept_by_name(turn, facts):
     ],
 )
 def test_a_fact_says_what_an_allergy_is_to_and_never_borrows_a_subject_for_there_is(turn, facts):
-    assert extract_facts(turn) == facts
+    assert extract_facts(parse_turn(turn)) == facts
 
 
 @pytest.mark.parametrize(
@@ -452,7 +453,7 @@ def test_a_fact_says_what_an_allergy_is_to_and_never_borrows_a_subject_for_there
     ],
 )
 def test_a_child_named_by_their_age_is_kept(turn, facts):
-    assert extract_facts(turn) == facts
+    assert extract_facts(parse_turn(turn)) == facts
 
 
 @pytest.mark.parametrize(
@@ -470,4 +471,4 @@ def test_a_child_named_by_their_age_is_kept(turn, facts):
     ],
 )
 def test_a_search_that_lasts_is_a_fact(turn, facts):
-    assert extract_facts(turn) == facts
+    assert extract_facts(parse_turn(turn)) == facts

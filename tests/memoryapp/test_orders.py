@@ -11,6 +11,7 @@ from django.conf import settings
 
 from memoryapp.models import Memory
 from memoryapp.orders import orders_problem
+from memoryapp.parsed import parse_turn
 from memoryapp.write import remember
 from memoryapp.write.gate import gate_facts
 from tests.factories import user_turn
@@ -99,7 +100,7 @@ def test_the_gate_refuses_the_orders_and_keeps_the_harmless_instructions_measure
 
 
 def _rejected(case) -> str:
-    _, _, rejected = gate_facts(case["turn"], [case["fact"]])
+    _, _, rejected = gate_facts(parse_turn(case["turn"]), [case["fact"]])
     return rejected[0].rejected_because if rejected else ""
 
 

@@ -10,6 +10,7 @@ from core.llm import ModelUnavailable
 from memoryapp import thresholds
 from memoryapp.hashing import content_hash
 from memoryapp.models import Memory, MemoryEvidence
+from memoryapp.parsed import parse_turn
 from memoryapp.services import memory_soft_delete
 from memoryapp.write import remember
 from memoryapp.write.extract import EXTRACT_EXAMPLES, EXTRACT_MAX_TOKENS, ExtractionUnusable
@@ -113,13 +114,13 @@ def test_gate_keeps_the_true_fact_and_drops_the_invented_one(alice, fake_llm):
 def test_a_child_named_by_age_passes_the_gate_on_the_turns_own_words_alone():
     # The turn is about a rainy day, so the fact scores low against it; its words say it.
     turn = "What games can my six-year-old play on a rainy day?"
-    _, kept, rejected = gate_facts(turn, ["The user has a six-year-old child."])
+    _, kept, rejected = gate_facts(parse_turn(turn), ["The user has a six-year-old child."])
     assert [fact.text for fact in kept] == ["The user has a six-year-old child."]
     assert kept[0].similarity < thresholds.write_gate("use-multilingual-v3")
     # The same words about a thing, or someone else's child, support no child of the user's.
     for turn in ("My 12 year old phone still works fine, why would I upgrade?", "My sister's 4 year old bites."):
         number = re.search(r"\d+", turn).group()
-        _, kept, rejected = gate_facts(turn, [f"The user has a {number}-year-old child."])
+        _, kept, rejected = gate_facts(parse_turn(turn), [f"The user has a {number}-year-old child."])
         assert (kept, len(rejected)) == ([], 1)
 
 

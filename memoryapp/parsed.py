@@ -1,0 +1,80 @@
+"""A user turn as the write path reads it, built once and carried through every stage.
+
+`parse_turn` parses the turn once (`grammar.analyse`: the user's own words, a left-out "I" put
+back) and says whether it is English; what a stage asks of the turn beyond that (its clauses and
+whose each is, whether it is declined, whether it is only a pleasantry, what it does not say in
+English) is worked out the first time it is asked and kept on the object. Extraction, the gate
+and each of the gate's checks read this one object, so no stage parses or splits the turn again.
+A turn in another language may carry its English reading by the model (`with_reading`), itself a
+parsed turn.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from datetime import date
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+from memoryapp import attribution, grammar, sensitive, smalltalk
+from memoryapp.forgetting import forget_request
+
+if TYPE_CHECKING:
+    from spacy.tokens import Doc
+
+
+@dataclass(frozen=True, eq=False)
+class ParsedTurn:
+    text: str  # the turn as the user sent it
+    doc: Doc  # the parse of the user's own words (grammar.analyse)
+    english: bool  # whether an English parse of it means anything (grammar.looks_english)
+    said_on: date | None = None  # the day it was said: relative time words become dates
+    reading: ParsedTurn | None = None  # the model's English reading of a turn in another language
+
+    @property
+    def told(self) -> ParsedTurn:
+        """The turn in English words: its reading when it has one, as facts are English."""
+        return self.reading or self
+
+    @cached_property
+    def clauses(self) -> tuple[attribution.Clause, ...]:
+        """Its clauses, each with whose it is (memoryapp.attribution)."""
+        return tuple(attribution.clauses(self.text))
+
+    @cached_property
+    def declined(self) -> str | None:
+        """Why nothing from this turn may be kept, whatever it says: "secret" when it carries a
+        password, key, card, bank or id number (memoryapp.sensitive), "forget" when it asks to
+        forget or not to remember (in English by its parse, in other languages by
+        memoryapp.forgetting). None for an ordinary turn."""
+        if sensitive.secret_kind(self.text):
+            return "secret"
+        if grammar.is_forget_request(self.doc) or forget_request(self.text) is not None:
+            return "forget"
+        return None
+
+    @cached_property
+    def forget_named(self) -> str | None:
+        """What a request to forget names, in the user's words ("that I'm a nurse", "my
+        address"); in another language, what the sentence after "olvida", "vergiss", "忘记" names.
+        None when it names nothing ("Forget it.") or does not ask to forget."""
+        named = grammar.forget_object(self.doc)
+        if named is None:
+            other = forget_request(self.text)
+            named = other.named if other is not None else None
+        return named
+
+    @cached_property
+    def pleasantry(self) -> bool:
+        """Whether it is only a greeting, thanks or acknowledgement (memoryapp.smalltalk)."""
+        return smalltalk.is_pleasantry(self.text)
+
+    def with_reading(self, reading: str | None) -> ParsedTurn:
+        """This turn with its English reading, parsed; unchanged when there is none."""
+        return self if reading is None else replace(self, reading=parse_turn(reading, said_on=self.said_on))
+
+
+def parse_turn(text: str, *, said_on: date | None = None) -> ParsedTurn:
+    """The turn, parsed once."""
+    doc = grammar.analyse(text)
+    return ParsedTurn(text, doc, grammar.looks_english(doc), said_on)
