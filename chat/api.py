@@ -41,6 +41,7 @@ from core.api import (
     DetailSerializer,
     FormCheckedTextField,
     StrictCharField,
+    validated,
 )
 from core.outage import DATABASE_UNAVAILABLE, unavailable
 from core.outage import DETAIL as OUTAGE_DETAIL
@@ -147,12 +148,11 @@ class ConversationListApi(generics.ListAPIView):
         responses={201: ConversationSerializer, 400: OpenApiResponse(description="The title is too long.")},
     )
     def post(self, request: SignedInApiRequest) -> Response:
-        serializer = self.InputSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
+        data = validated(self.InputSerializer, request)
         conversation = conversation_create(
             user=request.user,
-            title=serializer.validated_data["title"],
-            temporary=serializer.validated_data["temporary"],
+            title=data["title"],
+            temporary=data["temporary"],
         )
         return Response(ConversationSerializer(conversation).data, status=status.HTTP_201_CREATED)
 
@@ -218,11 +218,8 @@ class TurnListApi(APIView):
     def post(self, request: SignedInApiRequest, public_id: str) -> Response:
         """Save the user turn first, then ask for the reply; when the model fails the turn stays saved."""
         conversation = conversation_get(user=request.user, public_id=public_id)
-        serializer = self.InputSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        turn = chat_user_turn(
-            user=request.user, conversation=conversation, content=serializer.validated_data["content"]
-        )
+        data = validated(self.InputSerializer, request)
+        turn = chat_user_turn(user=request.user, conversation=conversation, content=data["content"])
         return _reply_or_outage(request, conversation, turn, status.HTTP_201_CREATED)
 
 

@@ -1,5 +1,5 @@
 """Pieces every REST API of the project shares: strict text fields, the common error answers, a
-JSON parser with a depth bound."""
+JSON parser with a depth bound, and the reading of a request's body."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from rest_framework import serializers
 from rest_framework.exceptions import ParseError
 from rest_framework.fields import empty
 from rest_framework.parsers import JSONParser
+from rest_framework.request import Request
 
 
 class StrictCharField(serializers.CharField):
@@ -87,6 +88,14 @@ class DetailSerializer(serializers.Serializer):
     """An error or refusal, in DRF's usual shape."""
 
     detail = serializers.CharField()
+
+
+def validated(serializer_class: type[serializers.Serializer], request: Request) -> dict[str, Any]:
+    """The request's body as `serializer_class` reads it; a 400 with each field's errors when it
+    cannot."""
+    serializer = serializer_class(data=request.data)
+    serializer.is_valid(raise_exception=True)
+    return serializer.validated_data
 
 
 # Error answers every API shares, for their OpenAPI descriptions.

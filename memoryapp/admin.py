@@ -10,6 +10,8 @@ Embedding vectors are never loaded, shown or editable: every queryset defers the
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from django.contrib import admin, messages
 from django.db import transaction
 from django.db.models import Count, QuerySet
@@ -220,31 +222,27 @@ class MemoryAdmin(admin.ModelAdmin):
             url,
         )
 
-    @admin.action(description="Soft delete selected memories (never recalled again)", permissions=["change"])
-    def soft_delete_memories(self, request: SignedInRequest, queryset: QuerySet[Memory]) -> None:
+    def _each(
+        self,
+        request: SignedInRequest,
+        queryset: QuerySet[Memory],
+        act: Callable[[Memory], object],
+        *,
+        logged: str,
+        done_as: str,
+        skipped_as: str,
+    ) -> None:
+        """Carry out `act` on each selected memory in its own transaction, log it on the memory,
+        and tell the reviewer how many were done and how many were skipped (`act` raised
+        Http404: the memory was not in the state the action needs). A memory that may not be
+        restored is named in a message of its own."""
         done, skipped = 0, 0
         for memory in queryset.select_related("user"):
             try:
                 with transaction.atomic():
-                    memory_soft_delete(user=memory.user, memory_id=memory.pk, actor=request.user)
-                    self.log_change(request, memory, "Soft deleted: hidden from recall; the row is kept for review.")
-            except Http404:  # already deleted, by the user or another reviewer
-                skipped += 1
-                continue
-            done += 1
-        self.message_user(request, f"Soft deleted {done} memories.", messages.SUCCESS)
-        if skipped:
-            self.message_user(request, f"{skipped} selected memories were already deleted.", messages.WARNING)
-
-    @admin.action(description="Restore selected deleted memories", permissions=["change"])
-    def restore_memories(self, request: SignedInRequest, queryset: QuerySet[Memory]) -> None:
-        done, skipped = 0, 0
-        for memory in queryset.select_related("user"):
-            try:
-                with transaction.atomic():
-                    memory_restore(user=memory.user, memory_id=memory.pk, actor=request.user, window=False)
-                    self.log_change(request, memory, "Restored: recalled again from the next request on.")
-            except Http404:  # not deleted
+                    act(memory)
+                    self.log_change(request, memory, logged)
+            except Http404:
                 skipped += 1
                 continue
             except MemoryConflict:
@@ -256,9 +254,31 @@ class MemoryAdmin(admin.ModelAdmin):
                 )
                 continue
             done += 1
-        self.message_user(request, f"Restored {done} memories.", messages.SUCCESS)
+        self.message_user(request, f"{done_as} {done} memories.", messages.SUCCESS)
         if skipped:
-            self.message_user(request, f"{skipped} selected memories were not deleted.", messages.WARNING)
+            self.message_user(request, f"{skipped} selected memories {skipped_as}.", messages.WARNING)
+
+    @admin.action(description="Soft delete selected memories (never recalled again)", permissions=["change"])
+    def soft_delete_memories(self, request: SignedInRequest, queryset: QuerySet[Memory]) -> None:
+        self._each(
+            request,
+            queryset,
+            lambda memory: memory_soft_delete(user=memory.user, memory_id=memory.pk, actor=request.user),
+            logged="Soft deleted: hidden from recall; the row is kept for review.",
+            done_as="Soft deleted",
+            skipped_as="were already deleted",  # by the user or another reviewer
+        )
+
+    @admin.action(description="Restore selected deleted memories", permissions=["change"])
+    def restore_memories(self, request: SignedInRequest, queryset: QuerySet[Memory]) -> None:
+        self._each(
+            request,
+            queryset,
+            lambda memory: memory_restore(user=memory.user, memory_id=memory.pk, actor=request.user, window=False),
+            logged="Restored: recalled again from the next request on.",
+            done_as="Restored",
+            skipped_as="were not deleted",
+        )
 
 
 @admin.register(MemoryRecall)

@@ -6,6 +6,8 @@ missing one, so the API never confirms that someone else's memory exists.
 
 from __future__ import annotations
 
+from functools import partial
+
 from django.conf import settings
 from django.utils import timezone
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_serializer
@@ -14,7 +16,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from core.api import NO_SUCH_PAGE, TOO_MANY, DetailSerializer, FormCheckedTextField, StrictCharField
+from core.api import NO_SUCH_PAGE, TOO_MANY, DetailSerializer, FormCheckedTextField, StrictCharField, validated
 from core.llm import ModelUnavailable
 from core.ratelimit import ChatThrottle, SearchThrottle
 from core.requests import SignedInApiRequest
@@ -56,6 +58,13 @@ def _unavailable(detail: str = EMBEDDER_DOWN) -> Response:
 NOT_FOUND = OpenApiResponse(DetailSerializer, description="No such memory among the caller's own.")
 
 
+def _fact_field(help_text: str) -> FormCheckedTextField:
+    """A memory's text, checked as the memory page's form checks it."""
+    return FormCheckedTextField(
+        form_class=MemoryTextForm, form_field="text", max_chars=settings.MEMORY_MAX_FACT_CHARS, help_text=help_text
+    )
+
+
 class MemoryListApi(generics.ListAPIView):
     """The caller's live memories, newest first, optionally filtered by plain text; POST adds one by hand."""
 
@@ -64,12 +73,7 @@ class MemoryListApi(generics.ListAPIView):
 
     @extend_schema_serializer(component_name="MemoryAddition")
     class InputSerializer(serializers.Serializer):
-        text = FormCheckedTextField(
-            form_class=MemoryTextForm,
-            form_field="text",
-            max_chars=settings.MEMORY_MAX_FACT_CHARS,
-            help_text=f"The fact, as it is to be remembered, 1 to {settings.MEMORY_MAX_FACT_CHARS} characters.",
-        )
+        text = _fact_field(f"The fact, as it is to be remembered, 1 to {settings.MEMORY_MAX_FACT_CHARS} characters.")
 
     def get_queryset(self):
         return memory_list(user=self.request.user, text=self.request.query_params.get("q", "")[:200])
@@ -97,10 +101,9 @@ class MemoryListApi(generics.ListAPIView):
     )
     def post(self, request: SignedInApiRequest) -> Response:
         """Add a memory by hand: stored as written, with provenance "added by hand"."""
-        serializer = self.InputSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
+        data = validated(self.InputSerializer, request)
         try:
-            memory, created = memory_add(user=request.user, text=serializer.validated_data["text"])
+            memory, created = memory_add(user=request.user, text=data["text"])
         except MemoryRefused as exc:
             return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
         except ModelUnavailable:
@@ -145,22 +148,19 @@ class MemorySettingsApi(APIView):
     def get(self, request: SignedInApiRequest) -> Response:
         return self._answer(request)
 
-    @extend_schema(
-        operation_id="memories_settings_update",
+    _change = partial(
+        extend_schema,
         request=MemorySettingsSerializer,
         responses={200: MemorySettingsSerializer, 400: OpenApiResponse(description="`paused` is not a boolean.")},
     )
+
+    @_change(operation_id="memories_settings_update")
     def put(self, request: SignedInApiRequest) -> Response:
-        serializer = MemorySettingsSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        memory_pause_set(user=request.user, paused=serializer.validated_data["paused"])
+        data = validated(MemorySettingsSerializer, request)
+        memory_pause_set(user=request.user, paused=data["paused"])
         return self._answer(request)
 
-    @extend_schema(
-        operation_id="memories_settings_partial_update",
-        request=MemorySettingsSerializer,
-        responses={200: MemorySettingsSerializer, 400: OpenApiResponse(description="`paused` is not a boolean.")},
-    )
+    @_change(operation_id="memories_settings_partial_update")
     def patch(self, request: SignedInApiRequest) -> Response:
         return self.put(request)
 
@@ -170,12 +170,7 @@ class MemoryDetailApi(APIView):
 
     @extend_schema_serializer(component_name="MemoryCorrection")
     class InputSerializer(serializers.Serializer):
-        text = FormCheckedTextField(
-            form_class=MemoryTextForm,
-            form_field="text",
-            max_chars=settings.MEMORY_MAX_FACT_CHARS,
-            help_text=f"The corrected fact, 1 to {settings.MEMORY_MAX_FACT_CHARS} characters.",
-        )
+        text = _fact_field(f"The corrected fact, 1 to {settings.MEMORY_MAX_FACT_CHARS} characters.")
 
     @extend_schema(operation_id="memories_retrieve", responses={200: MemoryTraceSerializer, 404: NOT_FOUND})
     def get(self, request: SignedInApiRequest, memory_id: int) -> Response:
@@ -196,10 +191,9 @@ class MemoryDetailApi(APIView):
     def patch(self, request: SignedInApiRequest, memory_id: int) -> Response:
         """Correct the text: re-embedded, provenance kept, the edit recorded in the history."""
         memory_get(user=request.user, memory_id=memory_id)  # ownership before validation: 404, not 400
-        serializer = self.InputSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
+        data = validated(self.InputSerializer, request)
         try:
-            memory_correct(user=request.user, memory_id=memory_id, text=serializer.validated_data["text"])
+            memory_correct(user=request.user, memory_id=memory_id, text=data["text"])
         except ValueError as exc:
             return Response({"text": [str(exc)]}, status=status.HTTP_400_BAD_REQUEST)
         except MemoryConflict as exc:
@@ -261,10 +255,9 @@ class MemorySearchApi(APIView):
         },
     )
     def post(self, request: SignedInApiRequest) -> Response:
-        serializer = self.InputSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
+        data = validated(self.InputSerializer, request)
         try:
-            hits = memory_search(user=request.user, probe=serializer.validated_data["probe"])
+            hits = memory_search(user=request.user, probe=data["probe"])
         except ModelUnavailable:
             detail = "Search is unavailable right now: the embedding model could not be reached."
             return _unavailable(detail)
