@@ -72,7 +72,7 @@ def gate_facts(
     across = _across_languages(said, facts, [part.text for part in sources.parts[: sources.own]])
     literal = set(grammar.aged_relations(said.doc)) if across is None else set()
     # Only a faithful reading speaks for the turn (`_faithful`).
-    told = said if sources.read else replace(said, reading=None)
+    told = said if sources.read or said.reading is None else replace(said, reading=None)
     # The turn's own checks are asked once: they read the turn alone, whatever the fact.
     turn_refused = first_refusal(TURN, Candidate("", told)) if facts else None
     for i, (text, vector, problem) in enumerate(zip(facts, batch.facts, problems, strict=True)):
