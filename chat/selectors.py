@@ -81,11 +81,11 @@ def turn_views(*, user: User, turns: list[Turn]) -> list[TurnView]:
 FAILURE_RUN = 3
 
 
-def memory_failures_in_a_row(turns: list[TurnView]) -> int:
+def memory_failure_run(turns: list[TurnView]) -> int:
     """How many of the conversation's latest user turns, in a row, the memory worker failed to
-    read (FAILED), counting back from the newest turn whose write was tried; a turn that was not
-    to be written (paused, temporary, a secret, a request to forget) or is still waiting neither
-    counts nor breaks the run."""
+    read (FAILED), counting back from the newest turn whose write was tried; 0 for a run shorter
+    than FAILURE_RUN. A turn that was not to be written (paused, temporary, a secret, a request
+    to forget) or is still waiting neither counts nor breaks the run."""
     run = 0
     for view in reversed(turns):
         state = view.turn.memory_state
@@ -93,7 +93,7 @@ def memory_failures_in_a_row(turns: list[TurnView]) -> int:
             run += 1
         elif state == Turn.MemoryState.DONE:
             break
-    return run
+    return run if run >= FAILURE_RUN else 0
 
 
 def conversation_turns(*, user: User, conversation: Conversation) -> list[TurnView]:

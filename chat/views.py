@@ -19,11 +19,10 @@ from rest_framework.authtoken.models import Token
 
 from chat.forms import DeleteAccountForm, TurnForm
 from chat.selectors import (
-    FAILURE_RUN,
     conversation_get,
     conversation_list,
     conversation_turns,
-    memory_failures_in_a_row,
+    memory_failure_run,
     turn_views,
     user_turn_get,
 )
@@ -149,14 +148,13 @@ def _detail_context(request: SignedInRequest, conversation, form: TurnForm) -> d
     """What the conversation page shows, however it was reached. `saving`: a memory write is
     still waiting or running, so a page without JavaScript refreshes itself until it is done."""
     turns = conversation_turns(user=request.user, conversation=conversation)
-    failures = memory_failures_in_a_row(turns)
     return {
         "conversation": conversation,
         "turns": turns,
         "form": form,
         "memory_paused": memory_paused(user=request.user),
         "saving": any(tv.turn.memory_state == "queued" for tv in turns),
-        "failures_in_a_row": failures if failures >= FAILURE_RUN else 0,
+        "failures_in_a_row": memory_failure_run(turns),
         "offline": not settings.LLM_ENABLED,
         "model_unavailable": settings.LOCAL_MODEL_UNAVAILABLE,
     }

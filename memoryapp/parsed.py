@@ -1,9 +1,10 @@
 """A user turn as the write path reads it, built once and carried through every stage.
 
 `parse_turn` parses the turn once (`grammar.analyse`: the user's own words, a left-out "I" put
-back) and says whether it is English; what a stage asks of the turn beyond that (its clauses and
-whose each is, whether it is declined, whether it is only a pleasantry, what it does not say in
-English) is worked out the first time it is asked and kept on the object. Extraction, the gate
+back); what a stage asks of the turn beyond that (whether it is English, its clauses and whose
+each is, whether it is declined, what a request to forget names, whether it is only a
+pleasantry) is worked out the first time it is asked and kept on the object, so the chat's
+request thread, which asks only whether the turn is declined, does no more than that. Extraction, the gate
 and each of the gate's checks read this one object, so no stage parses or splits the turn again.
 A turn in another language may carry its English reading by the model (`with_reading`), itself a
 parsed turn.
@@ -17,7 +18,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from memoryapp import attribution, grammar, sensitive, smalltalk
-from memoryapp.forgetting import forget_request
+from memoryapp.forgetting import Request, forget_request
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc
@@ -27,7 +28,6 @@ if TYPE_CHECKING:
 class ParsedTurn:
     text: str  # the turn as the user sent it
     doc: Doc  # the parse of the user's own words (grammar.analyse)
-    english: bool  # whether an English parse of it means anything (grammar.looks_english)
     said_on: date | None = None  # the day it was said: relative time words become dates
     reading: ParsedTurn | None = None  # the model's English reading of a turn in another language
 
@@ -35,6 +35,11 @@ class ParsedTurn:
     def told(self) -> ParsedTurn:
         """The turn in English words: its reading when it has one, as facts are English."""
         return self.reading or self
+
+    @cached_property
+    def english(self) -> bool:
+        """Whether an English parse of it means anything (grammar.looks_english)."""
+        return grammar.looks_english(self.doc)
 
     @cached_property
     def clauses(self) -> tuple[attribution.Clause, ...]:
@@ -49,9 +54,14 @@ class ParsedTurn:
         memoryapp.forgetting). None for an ordinary turn."""
         if sensitive.secret_kind(self.text):
             return "secret"
-        if grammar.is_forget_request(self.doc) or forget_request(self.text) is not None:
+        if grammar.is_forget_request(self.doc) or self._forget_abroad is not None:
             return "forget"
         return None
+
+    @cached_property
+    def _forget_abroad(self) -> Request | None:
+        """The sentence that asks to forget in another language (memoryapp.forgetting), or None."""
+        return forget_request(self.text)
 
     @cached_property
     def forget_named(self) -> str | None:
@@ -59,9 +69,8 @@ class ParsedTurn:
         address"); in another language, what the sentence after "olvida", "vergiss", "忘记" names.
         None when it names nothing ("Forget it.") or does not ask to forget."""
         named = grammar.forget_object(self.doc)
-        if named is None:
-            other = forget_request(self.text)
-            named = other.named if other is not None else None
+        if named is None and self._forget_abroad is not None:
+            named = self._forget_abroad.named
         return named
 
     @cached_property
@@ -76,5 +85,4 @@ class ParsedTurn:
 
 def parse_turn(text: str, *, said_on: date | None = None) -> ParsedTurn:
     """The turn, parsed once."""
-    doc = grammar.analyse(text)
-    return ParsedTurn(text, doc, grammar.looks_english(doc), said_on)
+    return ParsedTurn(text, grammar.analyse(text), said_on)
