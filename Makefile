@@ -131,7 +131,8 @@ eval-local-model: migrate local-model
 	if [ -n "$(LOCOMO)" ]; then time $(PY) manage.py evaluate_memory --locomo "$(LOCOMO)" --samples 2; \
 	else echo "LoCoMo skipped: set LOCOMO=path/to/locomo10.json"; fi
 
-# Time to the first streamed word and to the whole reply, through the local model.
+# Time to the first streamed word and to the whole reply, through the local model: short turns,
+# then one conversation with its memory writes run between turns (reading and extraction timed).
 bench-local-model: migrate local-model
 	@trap 'kill $$server 2>/dev/null; wait $$server 2>/dev/null' EXIT; \
 	$(START_LOCAL_MODEL) \

@@ -1,5 +1,6 @@
 """Time to the first streamed word and to the whole reply, for short chat turns through the
-configured model endpoint, as the page sees them.
+configured model endpoint, as the page sees them; and the same along one conversation, with
+each turn's memory write run between turns as the worker would run it.
 
 Each turn is a user turn in a conversation of its own, then a POST to the reply's stream
 (`chat:turn_reply_stream`) through Django's test `Client` (the whole middleware stack and
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,10 +27,14 @@ from django.test.utils import override_settings
 from django.urls import reverse
 from tqdm import tqdm
 
+import memoryapp.write.pipeline
 from bench.synthetic import percentiles
+from bench.timing import Buckets, stopwatch
 from chat.models import Turn
 from chat.services import account_erase, build_request, chat_user_turn, conversation_create
 from core.llm import openai_client
+from memoryapp.services import memory_add
+from memoryapp.write.pipeline import remember
 
 HOST = "127.0.0.1"
 
@@ -48,6 +54,28 @@ SHORT_TURNS = [
 ]
 WARM_UP = "Hello! Can you hear me?"
 
+# One conversation of a user who has memories already: statements, questions that draw on
+# them, and turns in other languages, in the order a person might write them.
+KNOWN_FACTS = [
+    "The user is a nurse in Leeds.",
+    "The user is vegetarian.",
+    "The user has a dog named Biscuit.",
+    "The user is training for a half marathon in April.",
+    "The user wants short answers.",
+]
+CONVERSATION = [
+    "Hi! I just got back from a night shift.",
+    "What could I cook for dinner that takes under 20 minutes?",
+    "I started learning Portuguese last month, by the way.",
+    "How many runs a week should I do before the race?",
+    "Mi hermana vive en Oporto y voy a visitarla en verano.",
+    "Any tips for keeping Biscuit calm during fireworks?",
+    "I'm allergic to walnuts, so no walnut recipes please.",
+    "Ich trinke keinen Kaffee mehr, nur noch grünen Tee.",
+    "Can you suggest a short stretching routine after a shift?",
+    "Thanks, that's really helpful!",
+]
+
 
 @dataclass
 class ReplyTiming:
@@ -57,8 +85,8 @@ class ReplyTiming:
     answered: bool
 
 
-def _stream_reply(client: Client, user: Any, text: str) -> ReplyTiming:
-    conversation = conversation_create(user=user)
+def _stream_reply(client: Client, user: Any, text: str, conversation: Any = None) -> ReplyTiming:
+    conversation = conversation or conversation_create(user=user)
     turn = chat_user_turn(user=user, conversation=conversation, content=text)
     url = reverse("chat:turn_reply_stream", args=[conversation.public_id, turn.seq])
     start = time.perf_counter()
@@ -119,4 +147,58 @@ def measure_replies(*, turns: int = len(SHORT_TURNS), progress: bool = True) -> 
         "reply_chars_mean": sum(t.chars for t in answered) / len(answered) if answered else 0,
         "model_alone_first_ms": percentiles([first for first, _ in alone if first is not None]),
         "model_alone_whole_ms": percentiles([whole for _, whole in alone]),
+    }
+
+
+def measure_conversation(*, texts: Sequence[str] = CONVERSATION, progress: bool = True) -> dict[str, Any]:
+    """One conversation of `texts` (after a warm-up turn in a conversation of its own) by a
+    user with KNOWN_FACTS: each reply streamed through the page, then the turn's memory write
+    (`remember`, what the worker runs once the reply is saved), timed whole and for its model
+    calls (the English reading of a turn in another language, and extraction). First words
+    are reported for the turns after the first, whose requests carry the conversation so far."""
+    user = get_user_model().objects.create_user(f"bench-talk-{uuid.uuid4().hex[:8]}")
+    buckets = Buckets()
+    rows: list[dict[str, Any]] = []
+    try:
+        for fact in KNOWN_FACTS:
+            memory_add(user=user, text=fact)
+        with override_settings(ALLOWED_HOSTS=[HOST]):
+            client = Client()
+            client.force_login(user)
+            _stream_reply(client, user, WARM_UP)
+            conversation = conversation_create(user=user)
+            with (
+                stopwatch(memoryapp.write.pipeline, "english_reading", buckets, "reading"),
+                stopwatch(memoryapp.write.pipeline, "extract_facts", buckets, "extraction"),
+            ):
+                for text in tqdm(texts, desc="conversation", disable=not progress):
+                    reply = _stream_reply(client, user, text, conversation)
+                    turn = Turn.objects.filter(user=user, conversation=conversation, role=Turn.Role.USER).latest("seq")
+                    buckets.take()
+                    start = time.perf_counter()
+                    written = remember(user, turn)
+                    write = time.perf_counter() - start
+                    model = buckets.take()
+                    rows.append(
+                        {
+                            "turn": text,
+                            "first_text": reply.first_text,
+                            "done": reply.done,
+                            "write": write,
+                            "reading": model["reading"],
+                            "extraction": model["extraction"],
+                            "stored": written.stored,
+                        }
+                    )
+    finally:
+        account_erase(user=user)
+    later = rows[1:]
+    return {
+        "endpoint": settings.OPENAI_BASE_URL or "api.openai.com",
+        "model": settings.LLM_CHAT_MODEL if settings.LLM_ENABLED else "offline",
+        "turns": rows,
+        "first_text_after_first_ms": percentiles([r["first_text"] for r in later if r["first_text"] is not None]),
+        "whole_reply_after_first_ms": percentiles([r["done"] for r in later]),
+        "extraction_ms": percentiles([r["reading"] + r["extraction"] for r in rows]),
+        "write_ms": percentiles([r["write"] for r in rows]),
     }

@@ -154,3 +154,31 @@ def test_the_reply_benchmark_streams_each_turn_and_erases_its_user(fake_llm, set
     assert all(r["body"]["stream"] for r in fake_llm.chat_requests())
     assert not get_user_model().objects.filter(username__startswith="bench-reply-").exists()
     assert not Turn.objects.exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_conversation_benchmark_writes_each_turn_between_replies(fake_llm, settings):
+    from django.contrib.auth import get_user_model
+
+    from bench.extractor import FIXED_EXTRACTOR
+    from bench.reply_bench import measure_conversation
+
+    settings.MEMORY_TASK_BACKEND = "worker"  # the benchmark runs each write itself, between replies
+    settings.MEMORY_EXTRACTOR = FIXED_EXTRACTOR
+    for _ in range(3):  # the warm-up, then two turns of one conversation
+        fake_llm.stream("Noted, thanks.", piece_chars=5)
+    result = measure_conversation(texts=["I have two cats.", "I love jazz, and I play the piano."], progress=False)
+
+    assert [row["stored"] for row in result["turns"]] == [1, 2]
+    assert all(row["first_text"] is not None for row in result["turns"])
+    assert result["first_text_after_first_ms"]["n"] == 1
+    assert result["extraction_ms"]["n"] == result["write_ms"]["n"] == 2
+    replies = [r["body"]["messages"] for r in fake_llm.chat_requests()]
+    assert len(replies) == 3
+    assert [m["content"] for m in replies[2] if m["role"] != "system"] == [
+        "I have two cats.",
+        "Noted, thanks.",
+        "I love jazz, and I play the piano.",
+    ]
+    assert not get_user_model().objects.filter(username__startswith="bench-talk-").exists()
+    assert not Turn.objects.exists()
