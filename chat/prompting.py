@@ -1,15 +1,21 @@
 """Assembling the request: the per-request tier of memory.
 
-Order, always: the system prompt, the head summary of older turns, the recalled memories as
-a quoted system note, then the most recent turns that fit the window, ending with the
-current one. Turns older than the window are not lost: they are folded into the summary
-and stay in the log.
+Order, always: the system prompt, the user's standing instructions, the head summary of older
+turns, then the most recent turns that fit the window, ending with the current one; before each
+user turn, the facts its reply was given, as a quoted system note. Turns older than the window
+are not lost: they are folded into the summary and stay in the log.
+
+An earlier turn's note is what the recall log says that reply was given (live memories only),
+so each request begins with the one before it, word for word, and a model server's prompt cache
+reads only what is new: the last reply, this turn's note and this turn. A local model on a few
+CPU cores reads about 30 prompt tokens a second (docs/benchmarks.md), so a note placed once, ahead
+of the whole conversation, would have it read everything after it again on every turn.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from chat.models import Turn
@@ -59,24 +65,31 @@ PROFILE_NOTE_HEADER = (
 
 
 def memory_note(recalled: Sequence) -> str:
-    """The recalled memories for the request: facts by similarity (or, when the user asked what
-    is remembered about them, the whole profile by kind), then the user's standing instructions
-    (memoryapp.read.recall.memory_standing), which go with every reply."""
+    """The facts recalled for one turn, quoted: by similarity, or, when the user asked what is
+    remembered about them, the whole profile by kind. Standing instructions are left to
+    `standing_note`."""
     facts = [item for item in recalled if not item.standing]
-    standing = [item for item in recalled if item.standing]
-    lines = []
-    if facts and facts[0].profile:
-        lines.append(PROFILE_NOTE_HEADER)
+    if not facts:
+        return ""
+    if facts[0].profile:
+        lines = [PROFILE_NOTE_HEADER]
         for label, items in grouped(facts, key=lambda item: item.memory.text):
             lines.append(f"{label}:")
             lines += [f"- {_quoted(item)} (from {_source(item)})" for item in items]
-    elif facts:
-        lines.append(MEMORY_NOTE_HEADER)
-        lines += [f"- {_quoted(item)} (from {_source(item)}, similarity {item.similarity:.2f})" for item in facts]
-    if standing:
-        lines.append(STANDING_NOTE_HEADER)
-        lines += [f"- {_quoted(item)} (from {_source(item)})" for item in standing]
+        return "\n".join(lines)
+    lines = [MEMORY_NOTE_HEADER]
+    lines += [f"- {_quoted(item)} (from {_source(item)}, similarity {item.similarity:.2f})" for item in facts]
     return "\n".join(lines)
+
+
+def standing_note(recalled: Sequence) -> str:
+    """The user's standing instructions (memoryapp.read.recall.memory_standing), quoted. They go
+    with every reply, once, ahead of the conversation: they change only when the user gives or
+    withdraws one."""
+    standing = [item for item in recalled if item.standing]
+    if not standing:
+        return ""
+    return "\n".join([STANDING_NOTE_HEADER] + [f"- {_quoted(item)} (from {_source(item)})" for item in standing])
 
 
 @dataclass(frozen=True)
@@ -87,12 +100,16 @@ class Window:
     overflow: list[Turn]
 
 
-def fit_window(*, turns: Sequence[Turn], fixed_tokens: int, budget: int, max_turns: int) -> Window:
-    """Take turns from the newest back while they fit; the current (last) turn always goes in."""
+def fit_window(
+    *, turns: Sequence[Turn], fixed_tokens: int, budget: int, max_turns: int, notes: Mapping[int, str] | None = None
+) -> Window:
+    """Take turns from the newest back while they fit, each with its note (by turn id); the
+    current (last) turn always goes in."""
+    notes = notes or {}
     recent: list[Turn] = []
     used = fixed_tokens
     for turn in reversed(turns):
-        cost = estimate_tokens(turn.content)
+        cost = estimate_tokens(turn.content) + (estimate_tokens(notes[turn.pk]) if notes.get(turn.pk) else 0)
         if recent and (used + cost > budget or len(recent) >= max_turns):
             break
         recent.append(turn)
@@ -112,21 +129,27 @@ def model_text(turn: Turn) -> str:
     return turn.content
 
 
-def build_messages(*, summary: str, note: str, recent: Sequence[Turn]) -> list[dict[str, str]]:
-    """`summary` is the head summary and `note` the memory note; either may be empty."""
+def build_messages(
+    *, standing: str, summary: str, notes: Mapping[int, str], recent: Sequence[Turn]
+) -> list[dict[str, str]]:
+    """`standing` is the standing instructions' note and `summary` the head summary (either may
+    be empty); `notes` the memory note of each user turn that had one, by turn id."""
     messages = [{"role": "system", "content": SYSTEM_PROMPT}]
+    if standing:
+        messages.append({"role": "system", "content": standing})
     if summary:
         messages.append({"role": "system", "content": f"{SUMMARY_HEADER}\n{summary}"})
-    if note:
-        messages.append({"role": "system", "content": note})
-    messages.extend({"role": turn.role, "content": model_text(turn)} for turn in recent)
+    for turn in recent:
+        if notes.get(turn.pk):
+            messages.append({"role": "system", "content": notes[turn.pk]})
+        messages.append({"role": turn.role, "content": model_text(turn)})
     return messages
 
 
-def fixed_tokens(*, summary: str, note: str) -> int:
+def fixed_tokens(*, standing: str, summary: str) -> int:
     total = estimate_tokens(SYSTEM_PROMPT)
+    if standing:
+        total += estimate_tokens(standing)
     if summary:
         total += estimate_tokens(SUMMARY_HEADER + summary)
-    if note:
-        total += estimate_tokens(note)
     return total

@@ -26,7 +26,7 @@ from core.ratelimit import forget_account
 from core.sessions import sign_out_everywhere
 from memoryapp.parsed import parse_turn
 from memoryapp.read.recall import Recalled, TurnRead, read_turn
-from memoryapp.selectors import memory_paused
+from memoryapp.selectors import memory_paused, recalled_before
 from memoryapp.sensitive import redact, secret_values
 from memoryapp.services import memory_admin_log_erase, memory_detach_conversation, memory_forget_asked, recall_log
 
@@ -184,25 +184,32 @@ def _read_safely(user: User, user_turn: Turn, *, memory_off: str) -> TurnRead | 
 
 @dataclass(frozen=True)
 class ModelRequest:
-    """What goes to the model for one reply: the head summary, the memory note and the recent
-    turns that fit the window. `unsummarised` are older turns that no longer fit and are not
-    in the summary yet; `summary_fold` folds them in."""
+    """What goes to the model for one reply: the user's standing instructions, the head summary,
+    the recent turns that fit the window and the memory note of each user turn among them that
+    had one (this turn's from its recall, earlier ones from the recall log). `unsummarised` are
+    older turns that no longer fit and are not in the summary yet; `summary_fold` folds them in."""
 
+    standing: str
     summary: str
     summary_through_seq: int
-    note: str
+    notes: dict[int, str]
     recent: list[Turn]
     unsummarised: list[Turn]
 
     @property
     def messages(self) -> list[dict[str, str]]:
-        return prompting.build_messages(summary=self.summary, note=self.note, recent=self.recent)
+        return prompting.build_messages(
+            standing=self.standing, summary=self.summary, notes=self.notes, recent=self.recent
+        )
 
 
-def build_request(*, conversation: Conversation, user_turn: Turn, recalled: list[Recalled]) -> ModelRequest:
-    """The request for the reply to `user_turn`: the conversation's summary, the memories, and
-    the recent turns up to this one that fit the window. Reads only."""
-    note = prompting.memory_note(recalled) if recalled else ""
+def build_request(
+    *, conversation: Conversation, user_turn: Turn, recalled: list[Recalled], memory_off: str = ""
+) -> ModelRequest:
+    """The request for the reply to `user_turn`: the conversation's summary, and the recent turns
+    up to this one that fit the window, each user turn with the memories its reply was given
+    (none at all while memory is off for this conversation: a temporary chat, or paused). Reads
+    only."""
     history = list(
         Turn.objects.filter(
             conversation=conversation,
@@ -211,16 +218,25 @@ def build_request(*, conversation: Conversation, user_turn: Turn, recalled: list
             seq__lte=user_turn.seq,
         ).order_by("seq")
     )
+    notes: dict[int, str] = {}
+    if not memory_off:
+        earlier = [turn.pk for turn in history if turn.role == Turn.Role.USER and turn.pk != user_turn.pk]
+        given = recalled_before(user=user_turn.user, turn_ids=earlier) if earlier else {}
+        given[user_turn.pk] = recalled
+        notes = {turn_id: note for turn_id, items in given.items() if (note := prompting.memory_note(items))}
+    standing = prompting.standing_note(recalled)
     window = prompting.fit_window(
         turns=history,
-        fixed_tokens=prompting.fixed_tokens(summary=conversation.summary, note=note),
+        fixed_tokens=prompting.fixed_tokens(standing=standing, summary=conversation.summary),
         budget=settings.CHAT_CONTEXT_TOKENS,
         max_turns=settings.CHAT_MAX_RECENT_TURNS,
+        notes=notes,
     )
     return ModelRequest(
+        standing=standing,
         summary=conversation.summary,
         summary_through_seq=conversation.summary_through_seq,
-        note=note,
+        notes={turn.pk: notes[turn.pk] for turn in window.recent if turn.pk in notes},
         recent=window.recent,
         unsummarised=[turn for turn in window.overflow if turn.seq > conversation.summary_through_seq],
     )
@@ -312,7 +328,11 @@ def chat_reply(*, user: User, user_turn: Turn) -> ReplyOutcome:
     read = _read_safely(user, user_turn, memory_off=memory_off)
     outcome = ReplyOutcome(user_turn=user_turn, recalled=read.recalled if read else [])
     try:
-        request = summary_fold(build_request(conversation=conversation, user_turn=user_turn, recalled=outcome.recalled))
+        request = summary_fold(
+            build_request(
+                conversation=conversation, user_turn=user_turn, recalled=outcome.recalled, memory_off=memory_off
+            )
+        )
         text = assistant.generate_reply(request.messages, outcome.recalled, memory_off=memory_off)
     except ModelUnavailable as exc:
         outcome.error = str(exc)
@@ -367,7 +387,9 @@ def chat_reply_stream(
     parts: list[str] = []
     stream = None
     try:
-        request = build_request(conversation=conversation, user_turn=user_turn, recalled=outcome.recalled)
+        request = build_request(
+            conversation=conversation, user_turn=user_turn, recalled=outcome.recalled, memory_off=memory_off
+        )
         if request.unsummarised:
             yield ReplyProgress(status="Summarising earlier turns")
             request = summary_fold(request)

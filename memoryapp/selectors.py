@@ -192,3 +192,29 @@ def memory_export(*, user: User) -> dict:
     """Everything remembered about the user as plain data (no vectors): every memory's trace
     document, exactly as the API serves one."""
     return MemoryExportSerializer({"user": user.get_username(), "memories": memory_traces(user=user)}).data
+
+
+def recalled_before(*, user: User, turn_ids: Sequence[int]) -> dict[int, list[Recalled]]:
+    """What the recall log says each of these user turns' replies was given, in the order it was
+    given, by turn id: live memories only, so a memory deleted since is never shown to a model
+    again, and a corrected one is shown as it reads now."""
+    rows = (
+        MemoryRecall.objects.filter(
+            user=user, probe_turn_id__in=list(turn_ids), memory__user=user, memory__deleted_at__isnull=True
+        )
+        .select_related("memory__source_conversation")
+        .order_by("probe_turn_id", "rank", "pk")
+    )
+    given: dict[int, list[Recalled]] = {}
+    for row in rows:
+        given.setdefault(row.probe_turn_id, []).append(
+            Recalled(
+                memory=row.memory,
+                similarity=row.similarity,
+                rank=row.rank,
+                standing=row.standing,
+                matched_key=row.matched_key,
+                profile=row.profile,
+            )
+        )
+    return given

@@ -104,7 +104,7 @@ def test_the_turn_that_states_a_fact_does_not_recall_it_and_then_writes_it(alice
     assert outcome.user_turn.memory_state == Turn.MemoryState.DONE
 
 
-def test_request_is_system_summary_memories_then_recent_turns(alice, fake_llm):
+def test_request_is_system_summary_then_recent_turns_each_with_its_memories(alice, fake_llm):
     fake_llm.facts("The user's timezone is UTC.")
     remember(alice, user_turn(alice, PRIYA))
     conversation = conversation_create(user=alice)
@@ -120,14 +120,86 @@ def test_request_is_system_summary_memories_then_recent_turns(alice, fake_llm):
     reply_request = fake_llm.chat_requests()[0]["body"]["messages"]
     assert reply_request[0] == {"role": "system", "content": SYSTEM_PROMPT}
     assert reply_request[1] == {"role": "system", "content": f"{SUMMARY_HEADER}\nUser: We planned a trip."}
-    assert reply_request[2]["role"] == "system" and reply_request[2]["content"].startswith(MEMORY_NOTE_HEADER)
-    assert '"The user\'s timezone is UTC."' in reply_request[2]["content"]
-    assert [(m["role"], m["content"]) for m in reply_request[3:]] == [
-        ("user", "hello there"),
-        ("assistant", "Hi!"),
-        ("user", "What timezone am I in?"),
-    ]
+    assert [(m["role"], m["content"]) for m in reply_request[2:4]] == [("user", "hello there"), ("assistant", "Hi!")]
+    note = reply_request[4]
+    assert note["role"] == "system" and note["content"].startswith(MEMORY_NOTE_HEADER)
+    assert '"The user\'s timezone is UTC."' in note["content"]
+    assert reply_request[5] == {"role": "user", "content": "What timezone am I in?"}
+    assert len(reply_request) == 6
     assert fake_llm.chat_requests()[0]["body"]["max_tokens"] == settings.CHAT_REPLY_MAX_TOKENS
+
+
+def _two_turns_with_memories(user, fake_llm, conversation, *, between=None):
+    """Two turns that each recall a memory; `between` runs after the first reply. The two reply
+    requests."""
+    fake_llm.facts("The user's timezone is UTC.")
+    remember(user, user_turn(user, PRIYA))
+    fake_llm.facts("The user has a dog named Biscuit.")
+    remember(user, user_turn(user, "I have a dog named Biscuit."))
+    fake_llm.requests.clear()
+    fake_llm.reply("It is UTC.")
+    say(user, conversation, "What timezone am I in?")
+    if between:
+        between()
+    fake_llm.reply("Biscuit is a dog.")
+    say(user, conversation, "What is my dog called?")
+    replies = [r["body"]["messages"] for r in fake_llm.chat_requests()]
+    replies = [messages for messages in replies if messages[0]["content"] == SYSTEM_PROMPT]
+    assert len(replies) == 2
+    return replies
+
+
+def test_each_request_begins_with_the_one_before_it_word_for_word(alice, fake_llm):
+    first, second = _two_turns_with_memories(alice, fake_llm, conversation_create(user=alice))
+
+    assert second[: len(first)] == first  # a model server's prompt cache reads only what is new
+    assert second[len(first)] == {"role": "assistant", "content": "It is UTC."}
+    new = second[len(first) + 1 :]
+    assert [m["role"] for m in new] == ["system", "user"]
+    assert "Biscuit" in new[0]["content"] and new[1]["content"] == "What is my dog called?"
+    assert sum("timezone is UTC" in m["content"] for m in second) == 1
+
+
+def test_standing_instructions_go_once_ahead_of_the_conversation(alice, fake_llm):
+    fake_llm.facts("The user wants the assistant to always use British spelling.")
+    remember(alice, user_turn(alice, "From now on, please always use British spelling."))
+    first, second = _two_turns_with_memories(alice, fake_llm, conversation_create(user=alice))
+
+    assert second[: len(first)] == first
+    for request in (first, second):
+        assert request[1]["role"] == "system" and request[1]["content"].startswith(STANDING_NOTE_HEADER)
+        assert sum("British spelling" in m["content"] for m in request) == 1
+    assert "Biscuit" in second[-2]["content"] and "British" not in second[-2]["content"]
+
+
+def test_a_memory_deleted_after_a_reply_leaves_the_next_request(alice, fake_llm):
+    from memoryapp.services import memory_soft_delete
+
+    def delete_timezone():
+        memory = Memory.objects.get(user=alice, text="The user's timezone is UTC.", deleted_at__isnull=True)
+        memory_soft_delete(user=alice, memory_id=memory.pk)
+
+    first, second = _two_turns_with_memories(alice, fake_llm, conversation_create(user=alice), between=delete_timezone)
+
+    assert any("timezone is UTC" in m["content"] for m in first)
+    assert not any("timezone is UTC" in m["content"] for m in second)
+    assert [m["content"] for m in second if m["role"] != "system"] == [
+        "What timezone am I in?",
+        "It is UTC.",
+        "What is my dog called?",
+    ]
+
+
+def test_while_memory_is_paused_no_earlier_note_is_sent_either(alice, fake_llm):
+    from memoryapp.services import memory_pause_set
+
+    first, second = _two_turns_with_memories(
+        alice, fake_llm, conversation_create(user=alice), between=lambda: memory_pause_set(user=alice, paused=True)
+    )
+
+    assert any("timezone is UTC" in m["content"] for m in first)
+    assert [m["role"] for m in second] == ["system", "user", "assistant", "user"]  # the system prompt only
+    assert "timezone is UTC" not in second[0]["content"]
 
 
 def test_a_reply_cut_off_at_its_token_limit_is_kept_and_says_so(alice, fake_llm, settings):
