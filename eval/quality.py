@@ -8,10 +8,12 @@ suite uses pytest's), and compares what was stored and recalled with the labels
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 
+import numpy as np
 from django.conf import settings
 from django.contrib.auth import get_user_model
 
@@ -77,6 +79,7 @@ class TurnOutcome:
     written: int  # memories the turn wrote or refreshed
     correct: int  # of those, memories that state one of the turn's facts, optional ones included
     false: int  # live memories the turn created that state none of the user's facts
+    seconds: float = 0.0  # the turn's `remember`: reading, extraction, gate and store
 
 
 @dataclass(frozen=True)
@@ -282,6 +285,7 @@ class Report:
                 f"{self.misattributed_rejected}/{self.misattributed} (informational)",
             ),
             ("false-memory rate", pct(self.false_memory_rate), f"{self.false_memories}/{self.live_memories} live"),
+            *self._false_by_language(),
             (
                 f"read recall@{self.k}",
                 pct(self.read_recall),
@@ -315,7 +319,37 @@ class Report:
             ("cross-user leakage", str(self.leaked), "memories of another user recalled"),
             ("dedupe twins", str(self.twins), "restated facts stored twice"),
             ("extraction failures", str(self.extraction_failures), "turns the extractor failed on (nothing written)"),
+            *self._write_times(),
         ]
+
+    def _english_and_other(self) -> list[tuple[str, list[TurnOutcome]]]:
+        groups = [
+            ("English", [t for t in self.turn_outcomes if t.lang == "en"]),
+            ("other languages", [t for t in self.turn_outcomes if t.lang != "en"]),
+        ]
+        return [(label, outcomes) for label, outcomes in groups if outcomes]
+
+    def _false_by_language(self) -> list[tuple[str, str, str]]:
+        """The false-memory rate of English turns and of turns in other languages, apart: the
+        memories the turns created that state none of the user's facts, of those they wrote."""
+        rows = []
+        for label, outcomes in self._english_and_other():
+            false, written = sum(t.false for t in outcomes), sum(t.written for t in outcomes)
+            rows.append((f"false-memory rate, {label}", f"{_rate(false, written):.3f}", f"{false}/{written} written"))
+        return rows
+
+    def _write_times(self) -> list[tuple[str, str, str]]:
+        """Seconds per turn of the whole write (reading, extraction, gate, store), with a model
+        configured; offline the write is milliseconds and its figure only noise."""
+        if not settings.LLM_ENABLED:
+            return []
+        rows = []
+        for label, outcomes in self._english_and_other():
+            seconds = [t.seconds for t in outcomes]
+            p50, p95 = np.percentile(seconds, [50, 95])
+            counts = f"p95 of {len(seconds)} turns; p50 {p50:.2f}, max {max(seconds):.2f}"
+            rows.append((f"write seconds per turn, {label}", f"{p95:.2f}", counts))
+        return rows
 
     def summary(self) -> dict[str, object]:
         """The figures as plain data (`--json`), without the per-item detail."""
@@ -348,25 +382,26 @@ def _extractor_name() -> str:
 def _write_pass(suite_user: SuiteUser, user, report: Report) -> set[int]:
     """Every turn through `remember`, then each turn's memories against its labels."""
     conversation = conversation_create(user=user, title="memory evaluation")
-    turns: list[tuple[Turn, SuiteTurn]] = []
+    turns: list[tuple[Turn, SuiteTurn, float]] = []
     for suite_turn in suite_user.turns:
         turn = turn_append(user=user, conversation=conversation, role=Turn.Role.USER, content=suite_turn.text)
         # Every run dates its turns alike, so "last June" is stored as the same month on any day.
         Turn.objects.filter(pk=turn.pk, user=user).update(created_at=SAID_AT)
         turn.created_at = SAID_AT
+        start = time.perf_counter()
         try:
             remember(user, turn)
         except ModelUnavailable as exc:  # the turn's memory is lost, never the evaluation
             report.extraction_failures += 1
             report.failure_texts.append(f"{suite_user.name}: {suite_turn.text!r}: {exc}")
-        turns.append((turn, suite_turn))
+        turns.append((turn, suite_turn, time.perf_counter() - start))
 
     evidence: dict[int, list[str]] = {}
     for row in MemoryEvidence.objects.filter(user=user).select_related("memory").order_by("id"):
         evidence.setdefault(row.turn_id, []).append(row.memory.text)
     live = list(Memory.objects.filter(user=user, deleted_at__isnull=True).values_list("text", "source_turn_id"))
     false_by_turn = Counter(source for text, source in live if suite_user.classify(text) is None)
-    for turn, suite_turn in turns:
+    for turn, suite_turn, seconds in turns:
         written = [suite_user.classify(text) for text in evidence.get(turn.pk, [])]
         for key in suite_turn.facts:
             if key not in written:
@@ -379,6 +414,7 @@ def _write_pass(suite_user: SuiteUser, user, report: Report) -> set[int]:
             written=len(written),
             correct=sum(key in suite_turn.facts or key in suite_turn.optional for key in written),
             false=false_by_turn[turn.pk],
+            seconds=seconds,
         )
         report.turn_outcomes.append(outcome)
         report.stored += outcome.written
@@ -404,7 +440,7 @@ def _write_pass(suite_user: SuiteUser, user, report: Report) -> set[int]:
             texts = [suite_user.facts[k].text for k in suite_turn.facts]
             _, kept, rejected = gate_facts(parse_turn(suite_turn.text), texts)
             report.true_similarities.extend(f.similarity for f in (*kept, *rejected))
-    return {turn.pk for turn, _ in turns}
+    return {turn.pk for turn, _, _ in turns}
 
 
 def _store_labels(suite_user: SuiteUser, user) -> set[int]:
