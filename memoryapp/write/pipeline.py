@@ -6,7 +6,9 @@
 2. extract (`extract.extract_facts`): at most two third-person facts, by a model or the grammar;
 3. gate (`gate.gate_facts`): each fact weighed against its own turn and put through the named
    checks of `checks`; every refusal carries the code of the check that made it;
-4. store (`store.store_facts`): upsert by content hash with provenance, restatements and
+4. confirm (`confirm.confirm_facts`): a fact from a turn in another language is kept only when
+   the model, shown the turn, says the turn states it (a mistranslated fact is not);
+5. store (`store.store_facts`): upsert by content hash with provenance, restatements and
    paraphrases refreshed, single-valued slots superseded.
 """
 
@@ -18,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from chat.models import Turn
 from memoryapp.parsed import parse_turn
+from memoryapp.write.confirm import confirm_facts
 from memoryapp.write.extract import english_reading, extract_facts
 from memoryapp.write.gate import gate_facts
 from memoryapp.write.store import store_facts
@@ -76,6 +79,8 @@ def remember(user: User, turn: Turn, *, turn_vector: np.ndarray | None = None) -
     if not facts:
         return Written()
     model_name, kept, rejected = gate_facts(said, facts, content_vector=turn_vector)
+    kept, unconfirmed = confirm_facts(said, kept)
+    rejected = [*rejected, *unconfirmed]
     for fact in rejected:
         logger.debug(
             "write gate refused a fact from turn %s: %s, %s (similarity %.3f)",
