@@ -276,10 +276,11 @@ MEMORY_GRAMMAR_FIRST = env_bool("MEMORY_GRAMMAR_FIRST", True)
 # that drifts, or a language the encoder does not read, is not used). README "Memory quality".
 MEMORY_READ_IN_ENGLISH = env_bool("MEMORY_READ_IN_ENGLISH", True)
 MEMORY_READING_FLOOR = env_float("MEMORY_READING_FLOOR", 0.55, minimum=0.0)
-# With a model, a fact from a turn in another language is kept only when the model, shown the
-# turn, gives "yes" at least this probability that the turn states it (memoryapp.write.confirm):
-# a mistranslated fact is not stated by the turn it came from.
-MEMORY_CONFIRM_TRANSLATED = env_bool("MEMORY_CONFIRM_TRANSLATED", True)
+# With a model, a fact from a turn in another language may be kept only when the model, shown the
+# turn, gives "yes" at least MEMORY_CONFIRM_FLOOR probability that the turn states it
+# (memoryapp.write.confirm). Off by default: the local model refuses true facts in languages it
+# reads poorly as readily as mistranslated ones (docs/quality/2026-12-07-confirming-translated-facts.md).
+MEMORY_CONFIRM_TRANSLATED = env_bool("MEMORY_CONFIRM_TRANSLATED", False)
 MEMORY_CONFIRM_FLOOR = env_float("MEMORY_CONFIRM_FLOOR", 0.5, minimum=0.0)
 
 # "local-multilingual" is the Universal Sentence Encoder multilingual v3 (16 languages, 512

@@ -89,7 +89,6 @@ def fake_llm(fake_openai_server: FakeOpenAI, settings) -> Iterator[FakeOpenAI]:
     settings.LLM_MAX_RETRIES = 0
     settings.MEMORY_GRAMMAR_FIRST = False
     settings.MEMORY_READ_IN_ENGLISH = False
-    settings.MEMORY_CONFIRM_TRANSLATED = False
     yield fake_openai_server
 
 

@@ -58,8 +58,10 @@ from memoryapp.grammar.parsing import (
     has_user_clause,
     leans_on_context,
     looks_english,
+    not_own_blanked,
     own_words,
     parser,
+    quotes_or_code,
     recognise,
 )
 from memoryapp.grammar.turns import (
@@ -102,9 +104,11 @@ __all__ = [
     "only_asks",
     "only_asks_abroad",
     "only_asks_for_something",
+    "not_own_blanked",
     "own_words",
     "parser",
     "past_tense_verb",
+    "quotes_or_code",
     "recognise",
     "restated_question",
     "reversed_comparison",

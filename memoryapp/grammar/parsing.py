@@ -47,7 +47,10 @@ def parser() -> Language:
 
 # Text that is not the user speaking about themselves: code, and quoted or reported words.
 _CODE = re.compile(r"```.*?```|`[^`\n]*`", re.S)
-_QUOTED = re.compile(r"[\"“][^\"“”\n]*[\"”]|(?<!\w)['‘][^'’\n]{2,}?['’](?!\w)")
+# Quotations in the marks of the languages the encoder reads: "…", “…”, 'single', «…», „…“, 「…」.
+_QUOTED = re.compile(
+    r"[\"“][^\"“”\n]*[\"”]|(?<!\w)['‘][^'’\n]{2,}?['’](?!\w)|«[^»\n]*»|„[^“”\n]*[“”]|「[^」\n]*」|『[^』\n]*』"
+)
 
 
 # "Update: I moved ..." parses as a noun with a clause hanging off it; the label adds nothing.
@@ -70,6 +73,37 @@ _NAMING = re.compile(r"\b(?:called|named|titled|entitled|dubbed)\s*$", re.I)
 
 def _unquote_names(text: str) -> str:
     return _QUOTED.sub(lambda m: m.group(0)[1:-1] if _NAMING.search(text[: m.start()]) else " ", text)
+
+
+_FENCED = re.compile(r"```.*?```", re.S)
+_INLINE_CODE = re.compile(r"`[^`\n]*`")
+_SENTENCE_END = re.compile(r"[.!?。！？…]$")
+
+
+def _someone_elses(text: str, quoted: re.Match[str]) -> bool:
+    """Whether a quotation is words set off as said or written by someone (a sentence inside the
+    marks, or text after a colon), not a title or a name inside the user's own sentence ("I keep
+    rereading "Dune"")."""
+    inner = quoted.group(0)[1:-1].strip()
+    return bool(_SENTENCE_END.search(inner)) or text[: quoted.start()].rstrip().endswith((":", "："))
+
+
+def _code_or_name(span: re.Match[str]) -> str:
+    code = span.group(0)
+    return " " if _CODE_SIGNS.search(code) or " " in code.strip("`") else code
+
+
+def not_own_blanked(text: str) -> str:
+    """The turn with the words that are not the user's own blanked out: code (a fenced block, a
+    line of code, an inline span that holds more than one name: `pnpm` stays), and quotations
+    set off as someone's words. Titles and names in quotation marks stay."""
+    text = _INLINE_CODE.sub(_code_or_name, _blank_code_lines(_FENCED.sub(" ", text)))
+    return _QUOTED.sub(lambda m: " " if _someone_elses(text, m) else m.group(0), text)
+
+
+def quotes_or_code(text: str) -> bool:
+    """Whether the turn holds words that are not the user's own (`not_own_blanked`)."""
+    return not_own_blanked(text) != text
 
 
 def own_words(text: str) -> str:

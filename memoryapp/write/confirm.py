@@ -1,5 +1,5 @@
-"""Confirmation: a fact from a turn in another language is kept only when the model, shown the
-turn itself, says the turn states it.
+"""Confirmation (MEMORY_CONFIRM_TRANSLATED, off by default): a fact from a turn in another language
+is kept only when the model, shown the turn itself, says the turn states it.
 
 The kind of case it covers is the mistranslation. A fact from a turn in another language is
 written in English, by the model's reading of the turn or by its extraction, and a small model
@@ -8,7 +8,11 @@ professor), one activity for another, a duration read as an age ("od pięciu lat
 years, as "5 years old"). The gate cannot tell: the multilingual encoder scores such a fact as
 close to the turn as the right one, and the reading, wrong the same way, supports it. Asked
 directly whether the turn says the fact, the model reads the turn again, without having to
-write anything, and tells the two apart (docs/quality/2026-12-07-confirming-translated-facts.md).
+write anything, and on the suite the local model told the two apart. It is off by default
+because it does not tell a mistranslation from a true fact in a language it reads poorly: on the
+suite it gave one such fact 0.11, and on the sets kept apart from tuning it refused true facts
+and no false one (docs/quality/2026-12-07-confirming-translated-facts.md). A stronger model may
+turn it on.
 
 Each fact the gate kept is asked about in a call of its own, answered with one token: the
 probability the model gives "yes" against "no" (from the endpoint's log probabilities, or its

@@ -118,9 +118,9 @@ class _Sources:
         parts = list(said.clauses[:_MAX_GATE_CLAUSES]) or [attribution.Clause(said.text, "unknown")]
         own = len(parts)
         reading = said.reading
-        read = list(reading.clauses[:_MAX_GATE_CLAUSES]) if reading and _faithful(said.text, reading.text) else []
+        read = list(reading.clauses[:_MAX_GATE_CLAUSES]) if reading and _faithful(said, reading) else []
         parts = [*parts, *read]
-        return cls([said.text, *(part.text for part in parts)], parts, own, read)
+        return cls([said.own_text, *(part.text for part in parts)], parts, own, read)
 
 
 @dataclass(frozen=True)
@@ -149,7 +149,7 @@ def _embed_batch(
     said = {i: spoken for i, fact in enumerate(facts) if (spoken := as_said(worded.get(i, fact)))}
     fact_keys = [keys_of(fact) for fact in facts]
     extra = [*facts, *worded.values(), *said.values(), *(key for keys in fact_keys for key in keys)]
-    if content_vector is not None:
+    if content_vector is not None and not turn.quotes:  # the read path embedded the whole turn
         vectors = embedder.embed([*sources.texts[1:], *extra])
         vectors = np.vstack([np.asarray(content_vector, dtype=vectors.dtype)[None, :], vectors])
     else:
@@ -197,13 +197,18 @@ def _numbers(text: str) -> set[int]:
     return {int(digits) for digits in re.findall(r"\d+", text)}  # "٢٥" and "２５" are 25 too
 
 
-def _faithful(content: str, reading: str) -> bool:
+def _faithful(said: ParsedTurn, read: ParsedTurn) -> bool:
     """Whether an English reading says what the turn says, by the multilingual encoder: a
     translation that drifts or garbles ("Vivo en Nápoles y trabajo como enfermera." -> "I am a
     pilot in Dubai.", 0.30),
     or a turn in a language the encoder does not read, scores low against it. A number the turn
     does not write is an invention of the reading ("I am 25 years old and ..."), and so is a
-    reading that drops the relative or colleague a clause is about, however close the rest is."""
+    reading that drops the relative or colleague a clause is about, however close the rest is.
+    A reading that loses the turn's quotation marks has taken quoted words for the user's own
+    (or, asked to translate a sentence, translated only that sentence)."""
+    content, reading = said.text, read.text
+    if said.quotes and not read.quotes:
+        return False
     if _numbers(reading) - _numbers(content) or attribution.lost_relation(content, reading):
         return False
     vectors = get_multilingual_embedder().embed([content, reading])
@@ -227,7 +232,7 @@ def _across_languages(said: ParsedTurn, facts: list[str], clauses: list[str]) ->
     encoder = get_multilingual_embedder()
     if encoder is get_embedder():
         return None
-    vectors = encoder.embed([said.text, *clauses, *facts])
+    vectors = encoder.embed([said.own_text, *clauses, *facts])
     fact_vectors = vectors[1 + len(clauses) :]
     return _Across(
         by_turn=fact_vectors @ vectors[0],

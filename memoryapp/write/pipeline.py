@@ -6,8 +6,8 @@
 2. extract (`extract.extract_facts`): at most two third-person facts, by a model or the grammar;
 3. gate (`gate.gate_facts`): each fact weighed against its own turn and put through the named
    checks of `checks`; every refusal carries the code of the check that made it;
-4. confirm (`confirm.confirm_facts`): a fact from a turn in another language is kept only when
-   the model, shown the turn, says the turn states it (a mistranslated fact is not);
+4. confirm (`confirm.confirm_facts`, off unless MEMORY_CONFIRM_TRANSLATED): a fact from a turn in
+   another language is kept only when the model, shown the turn, says the turn states it;
 5. store (`store.store_facts`): upsert by content hash with provenance, restatements and
    paraphrases refreshed, single-valued slots superseded.
 """
