@@ -221,7 +221,7 @@ def build_request(
     notes: dict[int, str] = {}
     if not memory_off:
         earlier = [turn.pk for turn in history if turn.role == Turn.Role.USER and turn.pk != user_turn.pk]
-        given = recalled_before(user=user_turn.user, turn_ids=earlier) if earlier else {}
+        given = recalled_before(user_id=user_turn.user_id, turn_ids=earlier) if earlier else {}
         given[user_turn.pk] = recalled
         notes = {turn_id: note for turn_id, items in given.items() if (note := prompting.memory_note(items))}
     standing = prompting.standing_note(recalled)

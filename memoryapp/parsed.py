@@ -42,16 +42,16 @@ class ParsedTurn:
         return grammar.looks_english(self.doc)
 
     @cached_property
-    def quotes(self) -> bool:
-        """Whether it holds words that are not the user's own: a quotation or code."""
-        return grammar.quotes_or_code(self.text)
-
-    @cached_property
     def own_text(self) -> str:
         """The turn in the user's own words: code and quoted sentences blanked out
         (grammar.not_own_blanked). A fact is weighed against these words only, so the words of
         a sentence the user asks to translate, judge or debug are never theirs."""
-        return grammar.not_own_blanked(self.text) if self.quotes else self.text
+        return grammar.not_own_blanked(self.text)
+
+    @property
+    def quotes(self) -> bool:
+        """Whether it holds words that are not the user's own: a quoted sentence or code."""
+        return self.own_text != self.text
 
     @cached_property
     def clauses(self) -> tuple[attribution.Clause, ...]:

@@ -194,13 +194,13 @@ def memory_export(*, user: User) -> dict:
     return MemoryExportSerializer({"user": user.get_username(), "memories": memory_traces(user=user)}).data
 
 
-def recalled_before(*, user: User, turn_ids: Sequence[int]) -> dict[int, list[Recalled]]:
+def recalled_before(*, user_id: int, turn_ids: Sequence[int]) -> dict[int, list[Recalled]]:
     """What the recall log says each of these user turns' replies was given, in the order it was
     given, by turn id: live memories only, so a memory deleted since is never shown to a model
     again, and a corrected one is shown as it reads now."""
     rows = (
         MemoryRecall.objects.filter(
-            user=user, probe_turn_id__in=list(turn_ids), memory__user=user, memory__deleted_at__isnull=True
+            user_id=user_id, probe_turn_id__in=list(turn_ids), memory__user_id=user_id, memory__deleted_at__isnull=True
         )
         .select_related("memory__source_conversation")
         .order_by("probe_turn_id", "rank", "pk")

@@ -61,7 +61,6 @@ from memoryapp.grammar.parsing import (
     not_own_blanked,
     own_words,
     parser,
-    quotes_or_code,
     recognise,
 )
 from memoryapp.grammar.turns import (
@@ -108,7 +107,6 @@ __all__ = [
     "own_words",
     "parser",
     "past_tense_verb",
-    "quotes_or_code",
     "recognise",
     "restated_question",
     "reversed_comparison",

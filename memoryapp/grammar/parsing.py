@@ -101,11 +101,6 @@ def not_own_blanked(text: str) -> str:
     return _QUOTED.sub(lambda m: " " if _someone_elses(text, m) else m.group(0), text)
 
 
-def quotes_or_code(text: str) -> bool:
-    """Whether the turn holds words that are not the user's own (`not_own_blanked`)."""
-    return not_own_blanked(text) != text
-
-
 def own_words(text: str) -> str:
     """What the user says in their own voice: code and quotations blanked out (a quoted title
     after "called" or "named" stays), labels dropped."""

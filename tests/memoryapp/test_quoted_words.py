@@ -4,7 +4,7 @@ loses the turn's quotation marks does not speak for the turn."""
 
 import pytest
 
-from memoryapp.grammar import quotes_or_code
+from memoryapp.grammar import not_own_blanked
 from memoryapp.models import Memory
 from memoryapp.parsed import parse_turn
 from memoryapp.write import remember
@@ -30,7 +30,7 @@ def live_texts(user) -> list[str]:
 )
 def test_a_quotation_or_code_is_not_the_users_own_words(turn):
     said = parse_turn(turn)
-    assert said.quotes and quotes_or_code(turn)
+    assert said.quotes and not_own_blanked(turn) != turn
     assert "Dubai" not in said.own_text and "Dubaï" not in said.own_text and "ドバイ" not in said.own_text
     assert all("ilot" not in clause.text for clause in said.clauses)
 

@@ -23,9 +23,13 @@ class Command(BaseCommand):
         )
         parser.add_argument("--json", type=Path, help="also write the figures to this JSON file")
 
-    def _row(self, label: str, figures: dict) -> None:
-        if figures.get("n"):
-            self.stdout.write(f"{label:<32} {figures['p50']:8.0f} {figures['p95']:8.0f} {figures['mean']:8.0f}")
+    def _table(self, result: dict, rows: tuple[tuple[str, str], ...]) -> None:
+        """p50, p95 and mean in milliseconds of each (label, key) of `result` that has figures."""
+        self.stdout.write(f"{'milliseconds':<32} {'p50':>8} {'p95':>8} {'mean':>8}")
+        for label, key in rows:
+            figures = result[key]
+            if figures.get("n"):
+                self.stdout.write(f"{label:<32} {figures['p50']:8.0f} {figures['p95']:8.0f} {figures['mean']:8.0f}")
 
     def handle(self, *args, **options) -> None:
         result = {"short_turns": self._short(options["turns"])} if options["turns"] else {}
@@ -41,14 +45,15 @@ class Command(BaseCommand):
             f"{result['answered']} of {result['turns']} short turns answered; "
             f"replies of {result['reply_chars_mean']:.0f} characters on average"
         )
-        self.stdout.write(f"{'milliseconds':<32} {'p50':>8} {'p95':>8} {'mean':>8}")
-        for label, key in (
-            ("first streamed text (page)", "first_text_ms"),
-            ("whole reply (page)", "whole_reply_ms"),
-            ("first piece (model alone)", "model_alone_first_ms"),
-            ("whole answer (model alone)", "model_alone_whole_ms"),
-        ):
-            self._row(label, result[key])
+        self._table(
+            result,
+            (
+                ("first streamed text (page)", "first_text_ms"),
+                ("whole reply (page)", "whole_reply_ms"),
+                ("first piece (model alone)", "model_alone_first_ms"),
+                ("whole answer (model alone)", "model_alone_whole_ms"),
+            ),
+        )
         return result
 
     def _conversation(self, turns: int) -> dict:
@@ -62,12 +67,13 @@ class Command(BaseCommand):
                 f"{'':>8} {first:>10} {row['done']:6.1f} {row['reading']:8.1f} {row['extraction']:8.1f}"
                 f" {row['write']:6.1f}  {row['turn'][:48]}"
             )
-        self.stdout.write(f"{'milliseconds':<32} {'p50':>8} {'p95':>8} {'mean':>8}")
-        for label, key in (
-            ("first text, after the first turn", "first_text_after_first_ms"),
-            ("whole reply, after the first", "whole_reply_after_first_ms"),
-            ("extraction (reading + extract)", "extraction_ms"),
-            ("whole memory write", "write_ms"),
-        ):
-            self._row(label, result[key])
+        self._table(
+            result,
+            (
+                ("first text, after the first turn", "first_text_after_first_ms"),
+                ("whole reply, after the first", "whole_reply_after_first_ms"),
+                ("extraction (reading + extract)", "extraction_ms"),
+                ("whole memory write", "write_ms"),
+            ),
+        )
         return result
