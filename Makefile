@@ -101,7 +101,7 @@ LOCAL_MODEL_DIR := .data/local-model
 LOCAL_MODEL := $(LOCAL_MODEL_DIR)/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf
 LOCAL_MODEL_STAMP := $(VENV)/.local-model-installed
 LOCAL_MODEL_PORT ?= 8091
-LOCAL_MODEL_ENV := OPENAI_BASE_URL=http://127.0.0.1:$(LOCAL_MODEL_PORT)/v1 MEMORY_CHAT_MODEL=local MEMORY_LLM_TIMEOUT=120
+LOCAL_MODEL_ENV := OPENAI_BASE_URL=http://127.0.0.1:$(LOCAL_MODEL_PORT)/v1 MEMORY_CHAT_MODEL=local MEMORY_LLM_TIMEOUT=120 MEMORY_WARM_UP=1
 # Starts the model server in the background of a recipe line; its trap stops it with the recipe.
 START_LOCAL_MODEL := $(PY) manage.py local_model serve --port $(LOCAL_MODEL_PORT) & server=$$!; \
 	$(PY) manage.py local_model wait --port $(LOCAL_MODEL_PORT) || exit 1; \

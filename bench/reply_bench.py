@@ -34,6 +34,7 @@ from chat.models import Turn
 from chat.services import account_erase, build_request, chat_user_turn, conversation_create
 from core.llm import openai_client
 from memoryapp.services import memory_add
+from memoryapp.write.extract import warm_up
 from memoryapp.write.pipeline import remember
 
 HOST = "127.0.0.1"
@@ -155,8 +156,12 @@ def measure_conversation(*, texts: Sequence[str] = CONVERSATION, progress: bool 
     user with KNOWN_FACTS: each reply streamed through the page, then the turn's memory write
     (`remember`, what the worker runs once the reply is saved), timed whole and for its model
     calls (the English reading of a turn in another language, and extraction). First words
-    are reported for the turns after the first, whose requests carry the conversation so far."""
+    are reported for the turns after the first, whose requests carry the conversation so far.
+    With MEMORY_WARM_UP, the model first reads the write path's instructions, as the worker does
+    when it starts."""
     user = get_user_model().objects.create_user(f"bench-talk-{uuid.uuid4().hex[:8]}")
+    # As the memory worker does when it starts (MEMORY_WARM_UP), before any write is timed.
+    warmed = warm_up() if settings.MEMORY_WARM_UP and settings.LLM_ENABLED else None
     buckets = Buckets()
     rows: list[dict[str, Any]] = []
     try:
@@ -197,6 +202,7 @@ def measure_conversation(*, texts: Sequence[str] = CONVERSATION, progress: bool 
         "endpoint": settings.OPENAI_BASE_URL or "api.openai.com",
         "model": settings.LLM_CHAT_MODEL if settings.LLM_ENABLED else "offline",
         "turns": rows,
+        "write_warm_up_s": warmed,
         "first_text_after_first_ms": percentiles([r["first_text"] for r in later if r["first_text"] is not None]),
         "whole_reply_after_first_ms": percentiles([r["done"] for r in later]),
         "extraction_ms": percentiles([r["reading"] + r["extraction"] for r in rows]),

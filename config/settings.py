@@ -262,6 +262,12 @@ CHAT_REPLY_MAX_TOKENS = env_int("CHAT_REPLY_MAX_TOKENS", 1024, minimum=16)
 # Extraction runs beside the chat (in the memory worker), so it may wait longer than a reply; a
 # local model on a CPU needs seconds for its first prompt.
 LLM_EXTRACT_TIMEOUT_SECONDS = env_float("MEMORY_EXTRACT_TIMEOUT", 30.0, minimum=0.1)
+# With MEMORY_WARM_UP, the memory worker has the model read the write path's instructions once
+# when it starts (memoryapp.write.extract.warm_up), so that a server's prompt cache holds them
+# before the first turn; `make run` turns it on for the local model, which reads them in about
+# 40 s on 2 cores. A hosted endpoint reads them in well under a second and needs none.
+MEMORY_WARM_UP = env_bool("MEMORY_WARM_UP", False)
+LLM_WARM_UP_TIMEOUT_SECONDS = env_float("MEMORY_WARM_UP_TIMEOUT", 180.0, minimum=0.1)
 
 # A dotted path to a callable `(text) -> list[str]` used instead of the model or the rules, for
 # a custom extractor (the write benchmark plugs in a fixed one). Empty: model if configured, else rules.

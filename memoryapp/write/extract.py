@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+import time
 import unicodedata
 from datetime import date
 from typing import Any
@@ -239,6 +240,32 @@ def _extract_with_model(text: str, said: date | None) -> list[str]:
     return _parse_model_facts(content)
 
 
+def warm_up() -> float:
+    """Have the model read the extraction and reading instructions once, with their worked
+    examples, before the first turn needs them; the seconds it took. A server with a prompt cache
+    (llama.cpp, vLLM) then reads only each turn's own words: on a 2-core machine the local model
+    would otherwise spend about 40 s on them in the first turns it is given. Each call writes one
+    token, which is dropped. Raises ModelUnavailable when the endpoint fails."""
+    start = time.perf_counter()
+    prefixes = [extraction_messages("", None)]
+    if settings.MEMORY_READ_IN_ENGLISH:
+        prefixes.append(_reading_messages(""))
+    client = openai_client(timeout=settings.LLM_WARM_UP_TIMEOUT_SECONDS)
+    for messages in prefixes:
+        try:
+            client.chat.completions.create(
+                model=settings.LLM_EXTRACT_MODEL, messages=as_messages(messages), temperature=0, max_tokens=1
+            )
+        except endpoint_errors() as exc:
+            raise ModelUnavailable(f"reading the instructions failed: {exc.__class__.__name__}") from exc
+    return time.perf_counter() - start
+
+
+def _reading_messages(text: str) -> list[dict[str, str]]:
+    examples = [(f"<message>{example}</message>", translation) for example, translation in READING_EXAMPLES]
+    return _few_shot(READING_PROMPT, examples, f"<message>{text}</message>")
+
+
 def english_reading(said: ParsedTurn) -> str | None:
     """The turn in English, as the model reads it, for a turn in another language when a model
     is configured; None for an English turn, a turn too long to translate, without a model, or
@@ -252,9 +279,8 @@ def english_reading(said: ParsedTurn) -> str | None:
     text = said.text
     if len(text) > READING_MAX_CHARS or said.english:
         return None
-    examples = [(f"<message>{example}</message>", translation) for example, translation in READING_EXAMPLES]
     response = _complete(
-        _few_shot(READING_PROMPT, examples, f"<message>{text}</message>"),
+        _reading_messages(text),
         max_tokens=READING_MAX_TOKENS,
         failure="reading the turn in English failed",
     )

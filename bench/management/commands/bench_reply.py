@@ -59,6 +59,8 @@ class Command(BaseCommand):
     def _conversation(self, turns: int) -> dict:
         result = measure_conversation(texts=[CONVERSATION[n % len(CONVERSATION)] for n in range(turns)])
         self.stdout.write(f"\nOne conversation of {turns} turns, each memory write run after its reply")
+        if (warmed := result["write_warm_up_s"]) is not None:
+            self.stdout.write(f"(the model read the write path's instructions first, in {warmed:.1f} s)")
         header = f"{'first text':>10} {'reply':>6} {'reading':>8} {'extract':>8} {'write':>6}"
         self.stdout.write(f"{'seconds':>8} {header}  turn")
         for row in result["turns"]:

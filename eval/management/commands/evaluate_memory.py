@@ -14,9 +14,11 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from core.databases import scratch_database
+from core.llm import ModelUnavailable
 from eval import calibration as calibrating
 from eval import locomo, quality
 from eval.suite import CHATS, DEFAULT_SUITE, UNSEEN, SuiteError, load_suite
+from memoryapp.write.extract import warm_up
 
 
 def _scratch_name() -> str:
@@ -113,6 +115,13 @@ class Command(BaseCommand):
             suites = {name: load_suite(path) for name, path in paths.items()}
         except SuiteError as exc:
             raise CommandError(str(exc)) from exc
+        if settings.MEMORY_WARM_UP and settings.LLM_ENABLED and not settings.MEMORY_EXTRACTOR:
+            # As the memory worker does when it starts: the seconds per turn are then each turn's own.
+            try:
+                seconds = warm_up()
+            except ModelUnavailable as exc:
+                raise CommandError(f"the model is unavailable: {exc}") from exc
+            self.stderr.write(f"The model read the write path's instructions in {seconds:.1f} s.")
         with scratch_database(_scratch_name()):
             reports = {
                 name: quality.run_suite(suite, name=name, labelled_store=options["labelled_store"])
