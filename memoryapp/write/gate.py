@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
 import numpy as np
 from django.conf import settings
@@ -211,8 +212,25 @@ def _faithful(said: ParsedTurn, read: ParsedTurn) -> bool:
         return False
     if _numbers(reading) - _numbers(content) or attribution.lost_relation(content, reading):
         return False
+    return _closeness(content, reading) >= settings.MEMORY_READING_FLOOR
+
+
+@lru_cache(maxsize=64)
+def _closeness(content: str, reading: str) -> float:
+    """The multilingual encoder's similarity of a turn and its reading: asked by the write path
+    before extraction (`faithful_reading`) and again by the gate, for the same two texts."""
     vectors = get_multilingual_embedder().embed([content, reading])
-    return float(vectors[0] @ vectors[1]) >= settings.MEMORY_READING_FLOOR
+    return float(vectors[0] @ vectors[1])
+
+
+def faithful_reading(said: ParsedTurn) -> ParsedTurn:
+    """The turn with its English reading when the reading says what the turn says (`_faithful`),
+    and without it otherwise. A reading that drifts, by a changed relative ("Mój syn" read as "my
+    brother"), an invented number or a lost quotation, then neither states the turn's facts (the
+    model reads the turn itself) nor supports them."""
+    if said.reading is None or _faithful(said, said.reading):
+        return said
+    return replace(said, reading=None)
 
 
 @dataclass(frozen=True)

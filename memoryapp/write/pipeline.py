@@ -4,6 +4,8 @@
    one parsed turn;
 1. decline (`ParsedTurn.declined`): a turn that carries a secret or asks to forget is never read;
 2. extract (`extract.extract_facts`): at most two third-person facts, by a model or the grammar;
+   a turn in another language is read into English first (`extract.english_reading`), and only
+   a reading that says what the turn says is parsed (`gate.faithful_reading`);
 3. gate (`gate.gate_facts`): each fact weighed against its own turn and put through the named
    checks of `checks`; every refusal carries the code of the check that made it;
 4. confirm (`confirm.confirm_facts`, off unless MEMORY_CONFIRM_TRANSLATED): a fact from a turn in
@@ -22,7 +24,7 @@ from chat.models import Turn
 from memoryapp.parsed import parse_turn
 from memoryapp.write.confirm import confirm_facts
 from memoryapp.write.extract import english_reading, extract_facts
-from memoryapp.write.gate import gate_facts
+from memoryapp.write.gate import faithful_reading, gate_facts
 from memoryapp.write.store import store_facts
 
 if TYPE_CHECKING:
@@ -74,7 +76,7 @@ def remember(user: User, turn: Turn, *, turn_vector: np.ndarray | None = None) -
         logger.info("turn %s declined (%s); nothing from it is remembered", turn.pk, reason)
         return Written(declined=reason)
 
-    said = said.with_reading(english_reading(said))
+    said = faithful_reading(said.with_reading(english_reading(said)))
     facts = extract_facts(said)
     if not facts:
         return Written()

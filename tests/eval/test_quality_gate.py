@@ -137,13 +137,15 @@ def test_false_memories_stay_rare(report):
 @pytest.mark.django_db
 def test_the_offline_default_remembers_and_recalls_most_of_the_suite(report):
     # Floors just under the measured figures (docs/read-path.md): a regression alarm. Write
-    # recall is 0.845: the offline patterns find none of the Turkish, Polish and Korean users'
-    # facts (cases for the model's English reading), and few of the sensitive users'. Read
-    # recall 0.833, precision 0.866, right memory first 0.847 (the figure the floor is chosen
-    # by); no general question, how-to question or statement given a memory, and no sensitive
-    # memory given off its topic.
+    # recall is 0.944 in English and 0.783 in all: the offline patterns find none of the Turkish,
+    # Polish and Korean users' facts, and few of those said in passing in other languages (cases
+    # for the model's English reading), and few of the sensitive users'. Read recall 0.833,
+    # precision 0.866, right memory first 0.847 (the figure the floor is chosen by); no general
+    # question, how-to question or statement given a memory, and no sensitive memory given off
+    # its topic.
     assert report.write_precision >= 0.95
-    assert report.write_recall >= 0.84
+    assert report.summary()["by_language"]["en"]["write_recall"] >= 0.94
+    assert report.write_recall >= 0.78
     assert report.read_recall >= 0.83
     assert report.read_precision >= 0.86
     assert report.right_first >= 0.84

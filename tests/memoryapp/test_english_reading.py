@@ -9,7 +9,7 @@ from memoryapp.models import Memory
 from memoryapp.parsed import parse_turn
 from memoryapp.write import remember
 from memoryapp.write.extract import READING_EXAMPLES, english_reading
-from memoryapp.write.gate import gate_facts
+from memoryapp.write.gate import faithful_reading, gate_facts
 from tests.factories import user_turn
 
 pytestmark = pytest.mark.django_db
@@ -79,6 +79,23 @@ def test_a_reading_that_drops_the_relative_a_clause_is_about_supports_nothing(al
     _, kept, rejected = gate_facts(parse_turn(turn).with_reading(misread), ["The user went to the doctor in Berlin."])
     assert kept == []
     assert rejected[0].rejected_because == "the supporting clause is about someone else"
+
+
+def test_a_reading_that_changes_the_relative_is_not_parsed_and_the_model_reads_the_turn(alice, reading):
+    turn = "Mój syn Kuba ma dziewięć lat i uwielbia dinozaury."  # "my son Kuba is nine ..."
+    reading.reply("My brother Kuba is nine years old and loves dinosaurs.")
+    reading.facts("The user has a son named Kuba.")
+    assert remember(alice, user_turn(alice, turn)).stored == 1
+    assert live_texts(alice) == ["The user has a son named Kuba."]
+    _, extraction = reading.chat_requests()
+    assert extraction["body"]["messages"][-1]["content"].endswith(f">{turn}</message>")
+    # the brother's age, which the reading's parse would have stated, was never proposed
+    assert faithful_reading(parse_turn(turn).with_reading("My brother Kuba is nine years old.")).reading is None
+
+
+def test_a_faithful_reading_is_kept_for_the_parse_and_the_gate():
+    said = parse_turn(NAPLES).with_reading("I live in Naples and I work as a nurse.")
+    assert faithful_reading(said) is said
 
 
 def test_a_clause_of_the_reading_is_read_for_whose_fact_it_is(alice, reading):
