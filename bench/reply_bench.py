@@ -34,7 +34,7 @@ from chat.models import Turn
 from chat.services import account_erase, build_request, chat_user_turn, conversation_create
 from core.llm import openai_client
 from memoryapp.services import memory_add
-from memoryapp.write.extract import warm_up
+from memoryapp.write.extract import warm_up, warm_up_wanted
 from memoryapp.write.pipeline import remember
 
 HOST = "127.0.0.1"
@@ -161,7 +161,7 @@ def measure_conversation(*, texts: Sequence[str] = CONVERSATION, progress: bool 
     when it starts."""
     user = get_user_model().objects.create_user(f"bench-talk-{uuid.uuid4().hex[:8]}")
     # As the memory worker does when it starts (MEMORY_WARM_UP), before any write is timed.
-    warmed = warm_up() if settings.MEMORY_WARM_UP and settings.LLM_ENABLED else None
+    warmed = warm_up() if warm_up_wanted() else None
     buckets = Buckets()
     rows: list[dict[str, Any]] = []
     try:

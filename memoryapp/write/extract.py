@@ -196,9 +196,11 @@ def _few_shot(system: str, examples: list[tuple[str, str]], turn: str) -> list[d
     return messages
 
 
-def _complete(messages: list[dict[str, str]], *, max_tokens: int, failure: str, **options: Any) -> Any:
+def _complete(
+    messages: list[dict[str, str]], *, max_tokens: int, failure: str, timeout: float | None = None, **options: Any
+) -> Any:
     """One deterministic call to the extraction model; ModelUnavailable when the endpoint fails."""
-    client = openai_client(timeout=settings.LLM_EXTRACT_TIMEOUT_SECONDS)
+    client = openai_client(timeout=timeout or settings.LLM_EXTRACT_TIMEOUT_SECONDS)
     try:
         return client.chat.completions.create(
             model=settings.LLM_EXTRACT_MODEL,
@@ -243,6 +245,12 @@ def _extract_with_model(text: str, said: date | None) -> list[str]:
     return _parse_model_facts(content)
 
 
+def warm_up_wanted() -> bool:
+    """Whether the write path's instructions are to be read ahead (MEMORY_WARM_UP): only when a
+    model does the extraction."""
+    return settings.MEMORY_WARM_UP and settings.LLM_ENABLED and not settings.MEMORY_EXTRACTOR
+
+
 def warm_up() -> float:
     """Have the model read the extraction and reading instructions once, with their worked
     examples, before the first turn needs them; the seconds it took. A server with a prompt cache
@@ -253,14 +261,13 @@ def warm_up() -> float:
     prefixes = [extraction_messages("", None)]
     if settings.MEMORY_READ_IN_ENGLISH:
         prefixes.append(_reading_messages(""))
-    client = openai_client(timeout=settings.LLM_WARM_UP_TIMEOUT_SECONDS)
     for messages in prefixes:
-        try:
-            client.chat.completions.create(
-                model=settings.LLM_EXTRACT_MODEL, messages=as_messages(messages), temperature=0, max_tokens=1
-            )
-        except endpoint_errors() as exc:
-            raise ModelUnavailable(f"reading the instructions failed: {exc.__class__.__name__}") from exc
+        _complete(
+            messages,
+            max_tokens=1,
+            failure="reading the instructions failed",
+            timeout=settings.LLM_WARM_UP_TIMEOUT_SECONDS,
+        )
     return time.perf_counter() - start
 
 

@@ -1,11 +1,10 @@
 import logging
 
-from django.conf import settings
 from django_tasks_db.management.commands import db_worker
 
 from chat.worker import MemoryWorker
 from core.llm import ModelUnavailable
-from memoryapp.write.extract import warm_up
+from memoryapp.write.extract import warm_up, warm_up_wanted
 
 logger = logging.getLogger("chat.worker")
 
@@ -54,7 +53,7 @@ class Command(db_worker.Command):
             excluded_queue_names=excluded,
         )
         worker.configure_signals()
-        if settings.MEMORY_WARM_UP and settings.LLM_ENABLED and not settings.MEMORY_EXTRACTOR:
+        if warm_up_wanted():
             try:
                 logger.info("the model read the write path's instructions in %.1f s", warm_up())
             except ModelUnavailable as exc:  # the first write pays for them instead

@@ -18,7 +18,7 @@ from core.llm import ModelUnavailable
 from eval import calibration as calibrating
 from eval import locomo, quality
 from eval.suite import CHATS, DEFAULT_SUITE, UNSEEN, SuiteError, load_suite
-from memoryapp.write.extract import warm_up
+from memoryapp.write.extract import warm_up, warm_up_wanted
 
 
 def _scratch_name() -> str:
@@ -115,7 +115,7 @@ class Command(BaseCommand):
             suites = {name: load_suite(path) for name, path in paths.items()}
         except SuiteError as exc:
             raise CommandError(str(exc)) from exc
-        if settings.MEMORY_WARM_UP and settings.LLM_ENABLED and not settings.MEMORY_EXTRACTOR:
+        if warm_up_wanted():
             # As the memory worker does when it starts: the seconds per turn are then each turn's own.
             try:
                 seconds = warm_up()
