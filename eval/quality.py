@@ -28,8 +28,8 @@ from memoryapp.read.need import NOT_NEEDED, turn_need
 from memoryapp.read.recall import recall, recall_for_turn
 from memoryapp.thresholds import recall_floor, recall_gap, sensitive_floor, write_gate
 from memoryapp.write import remember
-from memoryapp.write.extract import english_reading
 from memoryapp.write.gate import GatedFact, gate_facts
+from memoryapp.write.pipeline import read_in_english
 from memoryapp.write.store import store_facts
 
 USERNAME_PREFIX = "eval-"
@@ -528,7 +528,7 @@ def _read(turn: str) -> ParsedTurn:
     """The turn parsed, with its English reading as `remember` asks for it; without one when the model fails."""
     said = parse_turn(turn)
     try:
-        return said.with_reading(english_reading(said))
+        return read_in_english(said)
     except ModelUnavailable:
         return said
 

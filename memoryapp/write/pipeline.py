@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from chat.models import Turn
-from memoryapp.parsed import parse_turn
+from memoryapp.parsed import ParsedTurn, parse_turn
 from memoryapp.write.confirm import confirm_facts
 from memoryapp.write.extract import english_reading, extract_facts
 from memoryapp.write.gate import faithful_reading, gate_facts
@@ -42,6 +42,13 @@ class Written:
     declined: str = ""  # "secret" or "forget" when the turn was not read at all
     kept: tuple[str, ...] = ()  # the facts the gate kept
     refused: tuple[tuple[str, str], ...] = ()  # each refused fact with its check's code (memoryapp.write.checks)
+
+
+def read_in_english(said: ParsedTurn) -> ParsedTurn:
+    """The turn with its English reading by the model (`extract.english_reading`) when it has one
+    that says what the turn says (`gate.faithful_reading`); unchanged otherwise. Raises
+    ModelUnavailable when the reading's call fails."""
+    return faithful_reading(said.with_reading(english_reading(said)))
 
 
 def remember(user: User, turn: Turn, *, turn_vector: np.ndarray | None = None) -> Written:
@@ -76,7 +83,7 @@ def remember(user: User, turn: Turn, *, turn_vector: np.ndarray | None = None) -
         logger.info("turn %s declined (%s); nothing from it is remembered", turn.pk, reason)
         return Written(declined=reason)
 
-    said = faithful_reading(said.with_reading(english_reading(said)))
+    said = read_in_english(said)
     facts = extract_facts(said)
     if not facts:
         return Written()
