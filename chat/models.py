@@ -6,7 +6,10 @@ import secrets
 from datetime import timedelta
 
 from django.conf import settings
+from django.contrib.postgres.indexes import GinIndex
+from django.contrib.postgres.search import SearchVectorField
 from django.db import models
+from pgvector.django import VectorField
 
 
 def new_public_id() -> str:
@@ -39,6 +42,14 @@ class Conversation(models.Model):
         if not self.temporary:
             return None
         return self.updated_at + timedelta(hours=settings.CHAT_TEMPORARY_HOURS)
+
+
+class TurnManager(models.Manager):
+    """Turns without their index for the chat history reference (a 512-float embedding and a
+    tsvector), which only chat.history reads, in SQL of its own."""
+
+    def get_queryset(self):
+        return super().get_queryset().defer("embedding", "search")
 
 
 class Turn(models.Model):
@@ -76,12 +87,29 @@ class Turn(models.Model):
     # Set when the user had the secret values in this turn replaced by markers (`turn_redact`).
     redacted_at = models.DateTimeField(null=True, blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
+    # The chat history reference (chat.history): a user turn whose memory write has run is
+    # indexed for later conversations by its embedding (the read path's, by `embedding_model`)
+    # and its words (`search`, in its language's text search configuration and `simple`).
+    embedding = VectorField(null=True, blank=True, editable=False)
+    embedding_model = models.CharField(max_length=100, blank=True, default="", db_default="", editable=False)
+    search = SearchVectorField(null=True, blank=True, editable=False)
+
+    objects = TurnManager()
 
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["conversation", "seq"], name="turn_seq_unique_in_conversation"),
         ]
-        indexes = [models.Index(fields=["user", "conversation", "seq"], name="turn_user_conversation_seq")]
+        indexes = [
+            models.Index(fields=["user", "conversation", "seq"], name="turn_user_conversation_seq"),
+            # A user's indexed turns of one embedding model, sorted exactly by the reference.
+            models.Index(
+                fields=["user", "embedding_model"],
+                condition=models.Q(embedding__isnull=False),
+                name="turn_indexed_user_model",
+            ),
+            GinIndex(fields=["search"], name="turn_search"),
+        ]
         ordering = ["conversation_id", "seq"]
 
     def __str__(self) -> str:

@@ -66,13 +66,17 @@ def _title_of(content: str) -> str:
 def turn_redact(*, user: User, turn: Turn) -> int:
     """Replace the secret values (memoryapp.sensitive) in a user turn with markers that name their
     kind, for good: in the turn, in its reply, and in the conversation's summary. The turn is
-    marked `redacted_at`. Returns how many values were replaced in the turn itself."""
+    marked `redacted_at` and leaves the chat history reference (chat.history). Returns how many
+    values were replaced in the turn itself."""
     locked = get_object_or_404(Turn.objects.select_for_update(), pk=turn.pk, user=user, role=Turn.Role.USER)
     values = secret_values(locked.content)
     text, count = redact(locked.content)
     now = timezone.now()
     if count:
-        Turn.objects.filter(pk=locked.pk, user=user).update(content=text, redacted_at=now)
+        # Its index for the chat history reference was made from the secret words: it goes too.
+        Turn.objects.filter(pk=locked.pk, user=user).update(
+            content=text, redacted_at=now, embedding=None, embedding_model="", search=None
+        )
     reply = Turn.objects.filter(user=user, reply_to=locked).first()
     if reply is not None:
         reply_text, in_reply = redact(reply.content, values=values)

@@ -14,9 +14,11 @@ from datetime import timedelta
 import numpy as np
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.db import transaction
 from django.tasks import task, task_backends
 from django.utils import timezone
 
+from chat.history import turn_index
 from chat.models import Turn
 from core.llm import ModelUnavailable
 from memoryapp.embeddings import get_embedder
@@ -68,16 +70,21 @@ def remember_turn(
     back-off, up to MEMORY_WRITE_ATTEMPTS in all, where the backend can defer; then the turn is
     FAILED and the chat offers "Retry memory". Running a write twice stores nothing twice: the
     upsert and the evidence row are keyed by content and by turn. The turn's embedding from its
-    read path is used when it is by the model this process embeds with.
+    read path is used when it is by the model this process embeds with. A turn whose write ran
+    (not one that carried a secret or asked to forget) is then indexed for the chat history
+    reference (chat.history) with that embedding.
     """
     user = get_user_model().objects.get(pk=user_id)
     turn = Turn.objects.filter(pk=turn_id, user=user).first()
     if turn is None:  # deleted with its conversation while the write waited
         return 0
+    embedder = get_embedder()
     vector = None
-    if turn_vector is not None and embedding_model == get_embedder().name:
+    if turn_vector is not None and embedding_model == embedder.name:
         vector = np.asarray(turn_vector, dtype=np.float32)
     try:
+        if vector is None:
+            vector = embedder.embed([turn.content])[0]
         written = remember(user, turn, turn_vector=vector)
     except ModelUnavailable as exc:
         retry = attempt < settings.MEMORY_WRITE_ATTEMPTS and task_backends[memory_backend()].supports_defer
@@ -99,5 +106,8 @@ def remember_turn(
     state = {"secret": Turn.MemoryState.WITHHELD, "forget": Turn.MemoryState.FORGET}.get(
         written.declined, Turn.MemoryState.DONE
     )
-    Turn.objects.filter(pk=turn_id, user=user).update(memory_state=state)
+    with transaction.atomic():
+        Turn.objects.filter(pk=turn_id, user=user).update(memory_state=state)
+        if state == Turn.MemoryState.DONE:
+            turn_index(user=user, turn=turn, vector=vector, embedding_model=embedder.name)
     return written.stored

@@ -310,6 +310,9 @@ MEMORY_THRESHOLDS = {
         "question_offset": 0.05,
         "recall_gap": 0.2,
         "paraphrase": 0.92,
+        # not calibrated to the target: this English encoder gives 0.067 of the suite's probes
+        # needing nothing an excerpt at 0.5 (`evaluate_memory --history`)
+        "history_floor": 0.5,
     },
     # Calibrated on the suite the same way: set between the paraphrases and the different values
     # of one attribute (`evaluate_memory --calibrate`; the measurement log in docs/quality/).
@@ -321,6 +324,9 @@ MEMORY_THRESHOLDS = {
         "question_offset": 0.05,
         "recall_gap": 0.11,
         "paraphrase": 0.88,
+        # `evaluate_memory --history` on the suite: the best F1 of evidence found and excerpts
+        # that are evidence at which at most 0.02 of the probes needing nothing get an excerpt.
+        "history_floor": 0.34,
     },
     "default": {
         "write_gate": 0.62,
@@ -330,6 +336,7 @@ MEMORY_THRESHOLDS = {
         "question_offset": 0.05,
         "recall_gap": 0.2,
         "paraphrase": 0.95,
+        "history_floor": 0.85,
     },
 }
 # Cosine similarities, so within [-1, 1]; None means "the embedding model's own value".
@@ -352,6 +359,12 @@ CHAT_SUMMARY_MAX_CHARS = 2000
 # pages stop showing it at that moment, whenever the purge runs.
 CHAT_TEMPORARY_HOURS = env_int("CHAT_TEMPORARY_HOURS", 24, minimum=1, maximum=24 * 30)
 CHAT_MAX_TURN_CHARS = 8000
+# The chat history reference (chat.history): at most this many excerpts of the user's past
+# conversations go into a reply's request, within this many tokens, each clearing the embedding
+# model's `history_floor` (MEMORY_THRESHOLDS) unless CHAT_HISTORY_FLOOR overrides it.
+CHAT_HISTORY_EXCERPTS = env_int("CHAT_HISTORY_EXCERPTS", 3, minimum=0, maximum=10)
+CHAT_HISTORY_TOKENS = env_int("CHAT_HISTORY_TOKENS", 400, minimum=50)
+CHAT_HISTORY_FLOOR = env_float("CHAT_HISTORY_FLOOR", None, minimum=-1.0, maximum=1.0)
 
 # Requests per window, counted in PostgreSQL (core/ratelimit.py): (limit, seconds, what).
 RATE_LIMITS = {

@@ -24,6 +24,12 @@ def recall_floor(model: str) -> float:
     return _for_model(model, "recall_floor", settings.MEMORY_RECALL_FLOOR)
 
 
+def history_floor(model: str) -> float:
+    """Minimum cosine similarity of a past turn to the current one for the chat history reference
+    to quote it (chat.history)."""
+    return _for_model(model, "history_floor", settings.CHAT_HISTORY_FLOOR)
+
+
 def sensitive_floor(model: str) -> float:
     """Minimum similarity of a sensitive memory's text to the turn when none of its keys clears
     the recall floor (memoryapp.selectors); never under the recall floor."""

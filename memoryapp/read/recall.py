@@ -157,7 +157,7 @@ def _floored(rows, *, min_sim: float, sensitive_sim: float | None, gap: float | 
     return recalled
 
 
-def vector_literal(vector: Sequence[float]) -> str:
+def vector_literal(vector: Sequence[float] | np.ndarray) -> str:
     """A vector as PostgreSQL reads it. Writing 512 floats out costs about 0.7 ms, and a turn's
     vector goes into more than one statement (its standing instructions, its recall), so the
     last few are kept."""
@@ -310,6 +310,8 @@ class TurnRead:
     recalled: list[Recalled]
     vector: np.ndarray | None
     embedding_model: str
+    need: str = NOT_NEEDED  # whether the turn needs the user's memory (memoryapp.read.need)
+    profile: bool = False  # the turn asked what is remembered about the user
 
 
 def recall_for_turn(user: User, text: str) -> list[Recalled]:
@@ -323,16 +325,16 @@ def nearest_for_turn(user: User, text: str, vector: Sequence[float], embedding_m
 
 
 def memories_for_turn(
-    user: User, text: str, vector: Sequence[float], embedding_model: str, *, k: int
+    user: User, text: str, vector: Sequence[float], embedding_model: str, *, k: int, need: str | None = None
 ) -> tuple[list[Recalled], list[Recalled]]:
     """A turn's k nearest memories as its need decides (memoryapp.read.need), and the user's standing
     instructions, in one statement. A turn that needs no memory gets none by similarity; any
     other gets only what clears the floors. A turn about the user and a statement about
     something new are held to the same floor: neither is given "the nearest one"; a real need
-    clears it through the memory's keys."""
+    clears it through the memory's keys. `need` is the turn's need when the caller has decided it."""
     literal = vector_literal(vector)
     owner = [user.pk, embedding_model]
-    if turn_need(text, vector, embedding_model) == NOT_NEEDED:
+    if (need or turn_need(text, vector, embedding_model)) == NOT_NEEDED:
         return [], _standing(Memory.objects.raw(_STANDING, [literal, *owner, MAX_STANDING]))
     params = [literal, *_offsets(embedding_model), *owner, *owner, k, *owner, MAX_STANDING]
     rows = list(Memory.objects.raw(_TURN, params))
@@ -381,8 +383,10 @@ def read_turn(user: User, text: str) -> TurnRead:
             ],
             vector,
             embedder.name,
+            profile=True,
         )
-    found, standing = memories_for_turn(user, text, vector, embedder.name, k=settings.MEMORY_RECALL_K)
+    need = turn_need(text, vector, embedder.name)
+    found, standing = memories_for_turn(user, text, vector, embedder.name, k=settings.MEMORY_RECALL_K, need=need)
     instructions = {item.memory.pk for item in standing}
     # a standing instruction goes after the rest, as one, even when it is also near the turn
     found = [item for item in found if item.memory.pk not in instructions]
@@ -396,4 +400,4 @@ def read_turn(user: User, text: str) -> TurnRead:
             for i, item in enumerate(standing, start=1)
         ),
     ]
-    return TurnRead(recalled, vector, embedder.name)
+    return TurnRead(recalled, vector, embedder.name, need=need)

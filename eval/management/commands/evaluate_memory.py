@@ -93,6 +93,11 @@ class Command(BaseCommand):
             help="fit the memory-need decision for turns the parser cannot read on the suite, write its weights",
         )
         parser.add_argument(
+            "--history",
+            action="store_true",
+            help="measure the chat history reference instead: excerpts found per probe, at each floor",
+        )
+        parser.add_argument(
             "--plots", type=Path, default=Path(settings.BASE_DIR) / "eval" / "plots", help="folder for the PNG plots"
         )
 
@@ -115,6 +120,9 @@ class Command(BaseCommand):
             suites = {name: load_suite(path) for name, path in paths.items()}
         except SuiteError as exc:
             raise CommandError(str(exc)) from exc
+        if options["history"]:
+            self._history(suites)
+            return
         if warm_up_wanted():
             # As the memory worker does when it starts: the seconds per turn are then each turn's own.
             try:
@@ -152,6 +160,21 @@ class Command(BaseCommand):
             paths_written = calibrating.plot_calibration(tuned, calibration, options["plots"])
             if not options["json"]:
                 self._print_calibration(tuned, calibration, paths_written)
+
+    def _history(self, suites: dict) -> None:
+        from eval.history import run_history
+
+        with scratch_database(_scratch_name()):
+            reports = {name: run_history(suite, name=name) for name, suite in suites.items()}
+        data = {}
+        for name, report in reports.items():
+            data[name] = {
+                "embedding model": report.embedding_model,
+                "excerpts at most": report.k,
+                "at the floor": report.at(report.floor),
+                **({"sweep": report.sweep()} if name not in REPORTING else {}),
+            }
+        self.stdout.write(json.dumps(data, indent=2))
 
     def _fit_need(self, path: Path) -> None:
         from eval import need as fitting

@@ -1,0 +1,255 @@
+"""The chat history reference: the second memory. What the fact store leaves out (a restaurant's
+name, a plumber's diagnosis, the date of a trip) is still in the user's own past turns, and a
+later conversation may quote them.
+
+- **Indexing.** A user turn is indexed once its memory write has run (chat.tasks): its
+  embedding, the one its read path made, and its words as a `tsvector` in its language's text
+  search configuration where PostgreSQL has one, `simple` otherwise. So a turn the write path
+  declined (a secret, a request to forget) and a turn said in a temporary chat or while memory
+  was paused are never indexed; redacting a turn drops its index.
+- **Finding.** One statement, the owner inside each of its parts: the user's nearest turns by
+  embedding (an exact sort) and their best by full-text rank, fused by reciprocal rank. Left
+  out: the current conversation, temporary chats, redacted turns, and a turn that stated a
+  memory the user has since deleted (they asked for it to be forgotten).
+- **The floor** comes after the limit, as for memories: an excerpt is given only when its own
+  similarity to the turn clears the model's `history_floor`; a full-text match alone is a near
+  miss. A turn that needs no memory gets no excerpt (memoryapp.read.need).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from django.conf import settings
+from django.db import connection
+
+from chat.models import Conversation, Turn
+from memoryapp import thresholds
+from memoryapp.models import Memory, MemoryEvidence
+from memoryapp.read.need import NOT_NEEDED
+from memoryapp.read.recall import TurnRead, vector_literal
+
+if TYPE_CHECKING:
+    import numpy as np
+    from django.contrib.auth.models import User
+
+# py3langid's language codes for which PostgreSQL ships a snowball configuration; a turn in any
+# other language, or one too short to tell, is indexed with `simple` (lower-cased words).
+SEARCH_CONFIGS = {
+    "ar": "arabic",
+    "ca": "catalan",
+    "da": "danish",
+    "de": "german",
+    "el": "greek",
+    "en": "english",
+    "es": "spanish",
+    "eu": "basque",
+    "fi": "finnish",
+    "fr": "french",
+    "ga": "irish",
+    "hi": "hindi",
+    "hu": "hungarian",
+    "hy": "armenian",
+    "id": "indonesian",
+    "it": "italian",
+    "lt": "lithuanian",
+    "ne": "nepali",
+    "nl": "dutch",
+    "no": "norwegian",
+    "pt": "portuguese",
+    "ro": "romanian",
+    "ru": "russian",
+    "sr": "serbian",
+    "sv": "swedish",
+    "ta": "tamil",
+    "tr": "turkish",
+}
+# How sure py3langid must be of a text's language among all it knows (about 100); when it is
+# not, it is asked again among the languages PostgreSQL has a configuration for, which a short
+# English turn ("I'm bored.") clears easily, and must be surer.
+LANGUAGE_CONFIDENCE = 0.5
+AMONG_CONFIGURED_CONFIDENCE = 0.9
+
+
+@functools.cache
+def _identifier(among_configured: bool = False):
+    from py3langid.langid import MODEL_DIR, MODEL_FILE, LanguageIdentifier
+
+    identifier = LanguageIdentifier.from_modelpath(MODEL_DIR / MODEL_FILE, norm_probs=True)
+    if among_configured:
+        identifier.set_languages(sorted(SEARCH_CONFIGS))
+    return identifier
+
+
+def search_config(text: str) -> str:
+    """The text search configuration for a text: its language's when the identifier is sure of
+    it and PostgreSQL has one, else `simple` (a language with no configuration, or a text too
+    short to tell)."""
+    language, confidence = _identifier().classify(text)
+    if confidence >= LANGUAGE_CONFIDENCE:
+        return SEARCH_CONFIGS.get(language, "simple")
+    language, confidence = _identifier(among_configured=True).classify(text)
+    return SEARCH_CONFIGS[language] if confidence >= AMONG_CONFIGURED_CONFIDENCE else "simple"
+
+
+_TURN = Turn._meta.db_table
+_CONVERSATION = Conversation._meta.db_table
+
+
+def turn_index(*, user: User, turn: Turn, vector: Sequence[float] | np.ndarray, embedding_model: str) -> bool:
+    """Index a user turn for later conversations: its embedding and its words, in its language's
+    configuration and in `simple` (so that a word matches as written whatever the language a
+    probe is read in). A redacted turn, or another user's, is left alone. Says whether it was
+    indexed."""
+    config = search_config(turn.content)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""UPDATE {_TURN}
+                SET embedding = %s::vector, embedding_model = %s,
+                    search = to_tsvector(%s::regconfig, content) || to_tsvector('simple', content)
+                WHERE id = %s AND user_id = %s AND role = %s AND redacted_at IS NULL""",
+            [vector_literal(vector), embedding_model, config, turn.pk, user.pk, Turn.Role.USER],
+        )
+        return cursor.rowcount == 1
+
+
+@dataclass(frozen=True)
+class Excerpt:
+    """A past turn of the user's, found for the current one."""
+
+    turn: Turn  # with its conversation's public id and title attached
+    similarity: float  # cosine similarity of its embedding to the current turn's
+    rank: int
+    dense_rank: int | None  # its place among the nearest by embedding, if it was among them
+    lexical_rank: int | None  # its place by full-text rank, if its words matched
+
+
+# The probe's words as a full-text query: each word that is not a stop word of the probe's
+# configuration, stemmed in it and as written, any of them matching (`|`); NULL when none is left.
+_QUERY = """(
+    SELECT string_agg(quote_literal(lexeme), ' | ')::tsquery
+    FROM (
+        SELECT DISTINCT unnest(d.lexemes || ts_lexize('simple', d.token)) AS lexeme
+        FROM ts_debug(%s::regconfig, %s) d
+        WHERE cardinality(d.lexemes) > 0
+    ) words
+    WHERE lexeme IS NOT NULL AND strpos(lexeme, chr(92)) = 0
+)"""
+# A user's turns that may be quoted to one conversation. The owner is named in each statement
+# and every joined table is tied to it.
+_ELIGIBLE = f"""
+    t.user_id = %s AND t.role = 'user' AND t.embedding_model = %s AND t.embedding IS NOT NULL
+    AND t.conversation_id <> %s AND t.redacted_at IS NULL AND t.memory_state = 'done'
+    AND NOT c.temporary
+    AND NOT EXISTS (
+        SELECT 1 FROM {MemoryEvidence._meta.db_table} e
+        JOIN {Memory._meta.db_table} m ON m.id = e.memory_id AND m.user_id = e.user_id
+        WHERE e.turn_id = t.id AND e.user_id = t.user_id AND m.deleted_at IS NOT NULL
+    )"""
+_FROM = f"{_TURN} t JOIN {_CONVERSATION} c ON c.id = t.conversation_id AND c.user_id = t.user_id"
+# Reciprocal rank fusion's constant: a place among the first few counts little more than the next.
+RRF_K = 60
+_NEAREST = f"""
+    WITH probe AS (SELECT %s::vector AS v, {_QUERY} AS q),
+    dense AS (
+        SELECT t.id, row_number() OVER (ORDER BY t.embedding <=> probe.v, t.id) AS r
+        FROM probe, {_FROM}
+        WHERE {_ELIGIBLE}
+        ORDER BY t.embedding <=> probe.v, t.id
+        LIMIT %s
+    ),
+    lexical AS (
+        SELECT t.id, row_number() OVER (ORDER BY ts_rank(t.search, probe.q, 1) DESC, t.id) AS r
+        FROM probe, {_FROM}
+        WHERE {_ELIGIBLE} AND t.search @@ probe.q
+        ORDER BY ts_rank(t.search, probe.q, 1) DESC, t.id
+        LIMIT %s
+    ),
+    fused AS (
+        SELECT id, min(r) FILTER (WHERE source = 'dense') AS dense_rank,
+               min(r) FILTER (WHERE source = 'lexical') AS lexical_rank,
+               sum(1.0 / ({RRF_K} + r)) AS score
+        FROM (SELECT id, r, 'dense' AS source FROM dense UNION ALL SELECT id, r, 'lexical' FROM lexical) ranked
+        GROUP BY id
+    )
+    SELECT t.id, t.conversation_id, t.seq, t.content, t.created_at, c.public_id, c.title,
+           1 - (t.embedding <=> probe.v) AS similarity, f.dense_rank, f.lexical_rank
+    FROM probe, fused f
+    JOIN {_TURN} t ON t.id = f.id AND t.user_id = %s
+    JOIN {_CONVERSATION} c ON c.id = t.conversation_id AND c.user_id = t.user_id
+    ORDER BY f.score DESC, t.id
+    LIMIT %s
+"""
+# How many of each ranking go into the fusion.
+CANDIDATES = 30
+
+
+def history_nearest(
+    *,
+    user: User,
+    text: str,
+    vector: Sequence[float] | np.ndarray,
+    embedding_model: str,
+    exclude_conversation_id: int | None,
+    k: int,
+    min_sim: float,
+) -> list[Excerpt]:
+    """The user's past turns for a turn, best first by fused rank, then the floor: at most k,
+    each with a similarity to the turn of at least `min_sim`."""
+    eligible: list[int | str] = [user.pk, embedding_model, exclude_conversation_id or 0]
+    params: list[int | str] = [
+        vector_literal(vector),
+        search_config(text),
+        text,
+        *eligible,
+        CANDIDATES,
+        *eligible,
+        CANDIDATES,
+        user.pk,
+        k,
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute(_NEAREST, params)
+        rows = cursor.fetchall()
+    excerpts: list[Excerpt] = []
+    for turn_id, conversation_id, seq, content, created_at, public_id, title, similarity, dense, lexical in rows:
+        if similarity < min_sim:
+            continue
+        conversation = Conversation(id=conversation_id, user_id=user.pk, public_id=public_id, title=title)
+        turn = Turn(
+            id=turn_id,
+            conversation_id=conversation_id,
+            user_id=user.pk,
+            seq=seq,
+            role=Turn.Role.USER,
+            content=content,
+            created_at=created_at,
+        )
+        turn.conversation = conversation
+        excerpts.append(
+            Excerpt(
+                turn=turn, similarity=float(similarity), rank=len(excerpts) + 1, dense_rank=dense, lexical_rank=lexical
+            )
+        )
+    return excerpts
+
+
+def history_for_turn(*, user: User, text: str, read: TurnRead, conversation: Conversation) -> list[Excerpt]:
+    """The excerpts of the user's past conversations for a turn of `conversation`, given what its
+    read path found (`read`): at most CHAT_HISTORY_EXCERPTS that clear the model's floor
+    (`thresholds.history_floor`). None for a turn that needs no memory (the same decision as for
+    memories) or that asks what is remembered about the user (the memories answer that)."""
+    if read.vector is None or read.profile or read.need == NOT_NEEDED or not settings.CHAT_HISTORY_EXCERPTS:
+        return []
+    return history_nearest(
+        user=user,
+        text=text,
+        vector=read.vector,
+        embedding_model=read.embedding_model,
+        exclude_conversation_id=conversation.pk,
+        k=settings.CHAT_HISTORY_EXCERPTS,
+        min_sim=thresholds.history_floor(read.embedding_model),
+    )
