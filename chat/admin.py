@@ -1,8 +1,9 @@
 """Staff review of the conversation log: "why did it say that?" on one page.
 
-A reply's page shows the user turn it answers and every memory that was put into its
-request, with similarity, rank and where each memory was learned; a user turn's page shows
-what it wrote to memory. Conversations and turns are a log: nothing is added, edited or
+A reply's page shows the user turn it answers, every memory that was put into its request,
+with similarity, rank and where each memory was learned, and every past turn quoted into it
+(chat.history); a user turn's page shows what it wrote to memory and which later replies
+quoted it. Conversations and turns are a log: nothing is added, edited or
 deleted from the admin.
 """
 
@@ -13,7 +14,7 @@ from django.db.models import Count, QuerySet
 from django.http import HttpRequest
 from django.utils.text import Truncator
 
-from chat.models import Conversation, Turn
+from chat.models import Conversation, HistoryRecall, Turn
 from core.admin import ReadOnlyAdmin, ReadOnlyInline, admin_link, annotated, snippet, turn_label
 from memoryapp.models import MemoryEvidence, MemoryRecall
 
@@ -125,6 +126,49 @@ class RecalledMemoryInline(ReadOnlyInline):
         return admin_link(source, turn_label(source)) if source else "-"
 
 
+class QuotedTurnInline(ReadOnlyInline):
+    """What went into this reply's request from the user's past conversations, in rank order."""
+
+    model = HistoryRecall
+    fk_name = "reply_turn"
+    verbose_name = "quoted past turn"
+    verbose_name_plural = "past turns quoted into this reply"
+    readonly_fields = ("rank", "source", "similarity")
+    fields = readonly_fields
+    ordering = ["rank"]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("source_turn__conversation")
+
+    @admin.display(description="said in")
+    def source(self, obj: HistoryRecall) -> str:
+        return admin_link(obj.source_turn, f"{turn_label(obj.source_turn)}: {snippet(obj.source_turn.content)}")
+
+
+class QuotedInInline(ReadOnlyInline):
+    """Every later reply this user turn was quoted into: "who else was shown this?" for the chat
+    history reference."""
+
+    model = HistoryRecall
+    fk_name = "source_turn"
+    verbose_name = "quoted into a reply"
+    verbose_name_plural = "quoted into later replies"
+    readonly_fields = ("reply", "shown_to", "similarity", "created_at")
+    fields = readonly_fields
+    ordering = ["-created_at"]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("reply_turn__conversation", "user")
+
+    @admin.display(description="reply")
+    def reply(self, obj: HistoryRecall) -> str:
+        return admin_link(obj.reply_turn, turn_label(obj.reply_turn))
+
+    @admin.display(description="shown to")
+    def shown_to(self, obj: HistoryRecall) -> str:
+        return obj.user.get_username()
+
+
 class WrittenMemoryInline(ReadOnlyInline):
     """What this user turn wrote to the durable tier: new memories and restatements."""
 
@@ -178,7 +222,9 @@ class TurnAdmin(ReadOnlyAdmin):
     def get_inlines(self, request: HttpRequest, obj: Turn | None) -> list:
         if obj is None:
             return []
-        return [RecalledMemoryInline] if obj.role == Turn.Role.ASSISTANT else [WrittenMemoryInline]
+        if obj.role == Turn.Role.ASSISTANT:
+            return [RecalledMemoryInline, QuotedTurnInline]
+        return [WrittenMemoryInline, QuotedInInline]
 
     @admin.display(description="conversation", ordering="conversation__public_id")
     def conversation_link(self, obj: Turn) -> str:
@@ -198,3 +244,28 @@ class TurnAdmin(ReadOnlyAdmin):
             return "-"
         reply = Turn.objects.filter(reply_to=obj, user=obj.user_id).select_related("conversation").first()
         return admin_link(reply, turn_label(reply)) if reply else "not answered"
+
+
+@admin.register(HistoryRecall)
+class HistoryRecallAdmin(ReadOnlyAdmin):
+    """Every past turn quoted into every reply (chat.history)."""
+
+    list_display = ["source", "shown_to", "reply", "similarity", "rank", "created_at"]
+    list_filter = ["user", "created_at"]
+    list_select_related = ["user", "source_turn__conversation", "reply_turn__conversation"]
+    search_fields = ["source_turn__content", "user__username", "conversation__public_id"]
+    ordering = ["-created_at", "-id"]
+    show_full_result_count = False
+    fields = ["source_turn", "user", "conversation", "probe_turn", "reply_turn", "similarity", "rank", "created_at"]
+
+    @admin.display(description="quoted turn")
+    def source(self, obj: HistoryRecall) -> str:
+        return admin_link(obj.source_turn, f"{turn_label(obj.source_turn)}: {snippet(obj.source_turn.content)}")
+
+    @admin.display(description="shown to", ordering="user__username")
+    def shown_to(self, obj: HistoryRecall) -> str:
+        return obj.user.get_username()
+
+    @admin.display(description="reply turn")
+    def reply(self, obj: HistoryRecall) -> str:
+        return admin_link(obj.reply_turn, turn_label(obj.reply_turn))

@@ -10,7 +10,7 @@ from collections.abc import Iterator, Sequence
 
 from django.conf import settings
 
-from chat.prompting import model_text
+from chat.prompting import model_text, said_on
 from core.llm import ModelUnavailable, as_messages, endpoint_errors, explain, openai_client
 from memoryapp.read.recall import grouped
 
@@ -56,11 +56,14 @@ def _complete(messages: list[dict[str, str]], *, temperature: float, max_tokens:
     return content.strip() + (CUT_OFF_NOTE if finish_reason == "length" else "")
 
 
-def generate_reply(messages: list[dict[str, str]], recalled: Sequence, *, memory_off: str = "") -> str:
+def generate_reply(
+    messages: list[dict[str, str]], recalled: Sequence, *, memory_off: str = "", excerpts: Sequence = ()
+) -> str:
     """The assistant's answer to the request. Raises ModelUnavailable on any model failure.
-    `memory_off`: why no memory was read (MEMORY_OFF), which the offline answer says."""
+    `memory_off`: why no memory was read (MEMORY_OFF), which the offline answer says; `excerpts`:
+    of the user's past conversations (chat.history), which it lists."""
     if not settings.LLM_ENABLED:
-        return offline_reply(recalled, memory_off=memory_off)
+        return offline_reply(recalled, memory_off=memory_off, excerpts=excerpts)
     return _complete(messages, temperature=0.3, max_tokens=settings.CHAT_REPLY_MAX_TOKENS)
 
 
@@ -160,10 +163,12 @@ class ReplyStream:
         self._stopped.set()
 
 
-def reply_stream(messages: list[dict[str, str]], recalled: Sequence, *, memory_off: str = "") -> ReplyStream:
+def reply_stream(
+    messages: list[dict[str, str]], recalled: Sequence, *, memory_off: str = "", excerpts: Sequence = ()
+) -> ReplyStream:
     """The assistant's answer to the request, as it is written."""
     if not settings.LLM_ENABLED:
-        return ReplyStream.of_text(offline_reply(recalled, memory_off=memory_off))
+        return ReplyStream.of_text(offline_reply(recalled, memory_off=memory_off, excerpts=excerpts))
     return ReplyStream.from_model(messages)
 
 
@@ -174,7 +179,7 @@ MEMORY_OFF = {
 }
 
 
-def offline_reply(recalled: Sequence, *, memory_off: str = "") -> str:
+def offline_reply(recalled: Sequence, *, memory_off: str = "", excerpts: Sequence = ()) -> str:
     lines = ["Offline mode: no language model is configured, so this is not a real answer."]
     if memory_off:
         lines.append(MEMORY_OFF[memory_off])
@@ -190,6 +195,10 @@ def offline_reply(recalled: Sequence, *, memory_off: str = "") -> str:
             lines.append(f"- {item.memory.text} (similarity {item.similarity:.2f})")
     else:
         lines.append("No stored memory matched this turn.")
+    if excerpts:
+        lines.append("From your earlier conversations:")
+        for excerpt in excerpts:
+            lines.append(f"- {said_on(excerpt.turn)}: {model_text(excerpt.turn)}")
     return "\n".join(lines)
 
 

@@ -20,13 +20,14 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.db import connection
+from django.db.models import Exists, OuterRef
 
-from chat.models import Conversation, Turn
+from chat.models import Conversation, HistoryRecall, Turn
 from memoryapp import thresholds
 from memoryapp.models import Memory, MemoryEvidence
 from memoryapp.read.need import NOT_NEEDED
@@ -88,6 +89,8 @@ def search_config(text: str) -> str:
     """The text search configuration for a text: its language's when the identifier is sure of
     it and PostgreSQL has one, else `simple` (a language with no configuration, or a text too
     short to tell)."""
+    if not text.strip():
+        return "simple"
     language, confidence = _identifier().classify(text)
     if confidence >= LANGUAGE_CONFIDENCE:
         return SEARCH_CONFIGS.get(language, "simple")
@@ -142,7 +145,7 @@ _QUERY = """(
 # and every joined table is tied to it.
 _ELIGIBLE = f"""
     t.user_id = %s AND t.role = 'user' AND t.embedding_model = %s AND t.embedding IS NOT NULL
-    AND t.conversation_id <> %s AND t.redacted_at IS NULL AND t.memory_state = 'done'
+    AND t.conversation_id <> %s AND t.id <> ALL(%s::bigint[]) AND t.redacted_at IS NULL AND t.memory_state = 'done'
     AND NOT c.temporary
     AND NOT EXISTS (
         SELECT 1 FROM {MemoryEvidence._meta.db_table} e
@@ -196,11 +199,17 @@ def history_nearest(
     exclude_conversation_id: int | None,
     k: int,
     min_sim: float,
+    exclude_turn_ids: Sequence[int] = (),
 ) -> list[Excerpt]:
     """The user's past turns for a turn, best first by fused rank, then the floor: at most k,
-    each with a similarity to the turn of at least `min_sim`."""
-    eligible: list[int | str] = [user.pk, embedding_model, exclude_conversation_id or 0]
-    params: list[int | str] = [
+    each with a similarity to the turn of at least `min_sim`; none of `exclude_turn_ids`."""
+    eligible: list[int | str | list[int]] = [
+        user.pk,
+        embedding_model,
+        exclude_conversation_id or 0,
+        list(exclude_turn_ids),
+    ]
+    params: list[int | str | list[int]] = [
         vector_literal(vector),
         search_config(text),
         text,
@@ -237,19 +246,94 @@ def history_nearest(
     return excerpts
 
 
-def history_for_turn(*, user: User, text: str, read: TurnRead, conversation: Conversation) -> list[Excerpt]:
+def history_for_turn(
+    *, user: User, text: str, read: TurnRead, conversation: Conversation, known_turn_ids: Sequence[int] = ()
+) -> list[Excerpt]:
     """The excerpts of the user's past conversations for a turn of `conversation`, given what its
     read path found (`read`): at most CHAT_HISTORY_EXCERPTS that clear the model's floor
-    (`thresholds.history_floor`). None for a turn that needs no memory (the same decision as for
-    memories) or that asks what is remembered about the user (the memories answer that)."""
+    (`thresholds.history_floor`), a restatement of the turn itself and the turns in `known_turn_ids`
+    (those the reply's memories were learned from) left out. None for a turn that
+    needs no memory (the same decision as for memories) or that asks what is remembered about the
+    user (the memories answer that)."""
     if read.vector is None or read.profile or read.need == NOT_NEEDED or not settings.CHAT_HISTORY_EXCERPTS:
         return []
-    return history_nearest(
+    found = history_nearest(
         user=user,
         text=text,
         vector=read.vector,
         embedding_model=read.embedding_model,
         exclude_conversation_id=conversation.pk,
+        exclude_turn_ids=known_turn_ids,
         k=settings.CHAT_HISTORY_EXCERPTS,
         min_sim=thresholds.history_floor(read.embedding_model),
     )
+    # A past turn that says what this one says (the same question asked again) tells the reply
+    # nothing new: at the model's paraphrase similarity, it is left out.
+    paraphrase = thresholds.paraphrase(read.embedding_model)
+    kept = [excerpt for excerpt in found if excerpt.similarity < paraphrase]
+    return [replace(excerpt, rank=rank) for rank, excerpt in enumerate(kept, start=1)]
+
+
+def history_log(*, user: User, probe_turn: Turn, reply_turn: Turn, excerpts: Sequence[Excerpt]) -> None:
+    """Record which past turns were quoted into a reply, with similarity and rank, beside the
+    memories' recall log."""
+    if reply_turn.user_id != user.pk or probe_turn.user_id != user.pk:
+        raise PermissionError("history_log() was given a turn that belongs to another user")
+    HistoryRecall.objects.bulk_create(
+        [
+            HistoryRecall(
+                user=user,
+                conversation_id=reply_turn.conversation_id,
+                probe_turn=probe_turn,
+                reply_turn=reply_turn,
+                source_turn_id=excerpt.turn.pk,
+                similarity=excerpt.similarity,
+                rank=excerpt.rank,
+            )
+            for excerpt in excerpts
+            if excerpt.turn.user_id == user.pk
+        ]
+    )
+
+
+def _still_quotable(user_id: int):
+    """The log's rows whose quoted turn may still be quoted: not redacted since, and not the
+    statement of a memory deleted since."""
+    forgotten = MemoryEvidence.objects.filter(
+        user_id=user_id, turn_id=OuterRef("source_turn_id"), memory__user_id=user_id, memory__deleted_at__isnull=False
+    )
+    return HistoryRecall.objects.filter(
+        user_id=user_id, source_turn__user_id=user_id, source_turn__redacted_at__isnull=True
+    ).exclude(Exists(forgotten))
+
+
+def quoted_before(*, user_id: int, turn_ids: Sequence[int]) -> dict[int, list[Excerpt]]:
+    """What the log says each of these user turns' replies was quoted, by turn id, in rank order:
+    the earlier turns of a request keep their notes word for word (chat.prompting), except a
+    turn redacted or forgotten since, which is never shown to a model again."""
+    rows = (
+        _still_quotable(user_id)
+        .filter(probe_turn_id__in=list(turn_ids))
+        .select_related("source_turn__conversation")
+        .order_by("probe_turn_id", "rank", "pk")
+    )
+    quoted: dict[int, list[Excerpt]] = {}
+    for row in rows:
+        quoted.setdefault(row.probe_turn_id, []).append(
+            Excerpt(turn=row.source_turn, similarity=row.similarity, rank=row.rank, dense_rank=None, lexical_rank=None)
+        )
+    return quoted
+
+
+def quoted_for_replies(*, user: User, reply_ids: Sequence[int]) -> dict[int, list[HistoryRecall]]:
+    """The log's rows for these replies, by reply id, in rank order, each with its quoted turn and
+    that turn's conversation (for the page's "From your conversation of ..." links)."""
+    rows = (
+        HistoryRecall.objects.filter(user=user, reply_turn_id__in=list(reply_ids), source_turn__user=user)
+        .select_related("source_turn__conversation")
+        .order_by("reply_turn_id", "rank", "pk")
+    )
+    by_reply: dict[int, list[HistoryRecall]] = {}
+    for row in rows:
+        by_reply.setdefault(row.reply_turn_id, []).append(row)
+    return by_reply

@@ -116,6 +116,34 @@ class Turn(models.Model):
         return f"{self.conversation_id}#{self.seq} {self.role}"
 
 
+class HistoryRecall(models.Model):
+    """A past turn of the user's quoted into the request for one assistant reply (chat.history):
+    for the chat history reference what MemoryRecall is for memories, so "why did it say that?"
+    is a lookup. It goes with the quoted turn: a deleted conversation leaves no record of its words."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="+")
+    probe_turn = models.ForeignKey(Turn, on_delete=models.CASCADE, related_name="history_probed")
+    reply_turn = models.ForeignKey(Turn, on_delete=models.CASCADE, related_name="history_used")
+    source_turn = models.ForeignKey(Turn, on_delete=models.CASCADE, related_name="history_quoted")
+    similarity = models.FloatField()
+    rank = models.PositiveSmallIntegerField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["reply_turn", "source_turn"], name="history_recall_once_per_reply")
+        ]
+        indexes = [
+            models.Index(fields=["user", "reply_turn"], name="history_recall_user_reply"),
+            models.Index(fields=["user", "source_turn", "created_at"], name="history_recall_user_source"),
+        ]
+        ordering = ["reply_turn_id", "rank"]
+
+    def __str__(self) -> str:
+        return f"turn {self.source_turn_id} in reply {self.reply_turn_id} (rank {self.rank}, {self.similarity:.2f})"
+
+
 class WorkerLease(models.Model):
     """A memory worker that is alive (chat.worker): it renews `renewed_at` from a thread of its own
     every few seconds. A memory write still running under a worker whose lease has lapsed was

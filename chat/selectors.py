@@ -10,6 +10,7 @@ from django.conf import settings
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
 
+from chat.history import quoted_for_replies
 from chat.models import Conversation, Turn
 from memoryapp.selectors import evidence_for_turns, forgotten_for_turns, recalls_for_replies
 
@@ -53,15 +54,17 @@ class TurnView:
     written: list  # on a user turn: MemoryEvidence rows (created or refreshed)
     answered: bool  # on a user turn: whether a reply exists
     forgotten: list = field(default_factory=list)  # on a user turn that asked to forget: the delete events
+    quoted: list = field(default_factory=list)  # on a reply: HistoryRecall rows (past turns quoted), in rank order
 
 
 def turn_views(*, user: User, turns: list[Turn]) -> list[TurnView]:
-    """Decorate turns with recalls and memory writes in a constant number of queries."""
+    """Decorate turns with recalls, quoted past turns and memory writes in a constant number of queries."""
     user_ids = [t.pk for t in turns if t.role == Turn.Role.USER]
     reply_ids = [t.pk for t in turns if t.role == Turn.Role.ASSISTANT]
     evidence = evidence_for_turns(user=user, turn_ids=user_ids)
     forgotten = forgotten_for_turns(user=user, turn_ids=user_ids)
     recalls = recalls_for_replies(user=user, reply_ids=reply_ids)
+    quoted = quoted_for_replies(user=user, reply_ids=reply_ids)
     answered = set(Turn.objects.filter(user=user, reply_to_id__in=user_ids).values_list("reply_to_id", flat=True))
     return [
         TurnView(
@@ -70,6 +73,7 @@ def turn_views(*, user: User, turns: list[Turn]) -> list[TurnView]:
             written=evidence.get(t.pk, []),
             answered=t.pk in answered,
             forgotten=forgotten.get(t.pk, []),
+            quoted=quoted.get(t.pk, []),
         )
         for t in turns
     ]

@@ -1,4 +1,4 @@
-"""Serializers for the chat API. A turn carries what memory did around it: recalled or written."""
+"""Serializers for the chat API. A turn carries what memory did around it: recalled, quoted or written."""
 
 from __future__ import annotations
 
@@ -28,6 +28,17 @@ class MemoryUsedSerializer(serializers.Serializer):
     standing = serializers.BooleanField(help_text="Given as a standing instruction, whatever its similarity.")
 
 
+class HistoryUsedSerializer(serializers.Serializer):
+    """A past turn of the user's quoted into a reply (a HistoryRecall row: chat.history)."""
+
+    conversation = serializers.CharField(source="source_turn.conversation.public_id")
+    seq = serializers.IntegerField(source="source_turn.seq")
+    said_at = serializers.DateTimeField(source="source_turn.created_at")
+    text = serializers.CharField(source="source_turn.content")
+    similarity = serializers.FloatField()
+    rank = serializers.IntegerField()
+
+
 class MemoryWrittenSerializer(serializers.Serializer):
     """A memory a user turn created or restated (a MemoryEvidence row)."""
 
@@ -55,4 +66,7 @@ class TurnSerializer(serializers.Serializer):
         source="turn.redacted_at", allow_null=True, help_text="When secret values were removed from this turn."
     )
     memories_used = MemoryUsedSerializer(many=True, source="recalled", help_text="On a reply, in rank order.")
+    history_used = HistoryUsedSerializer(
+        many=True, source="quoted", help_text="On a reply: past turns quoted from earlier conversations, by rank."
+    )
     memories_written = MemoryWrittenSerializer(many=True, source="written", help_text="On a user turn.")

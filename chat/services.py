@@ -12,13 +12,14 @@ from typing import TYPE_CHECKING
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Max
+from django.db.models import Max, Q
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
 from chat import assistant, prompting
-from chat.models import Conversation, Turn
+from chat.history import Excerpt, history_for_turn, history_log, quoted_before
+from chat.models import Conversation, HistoryRecall, Turn
 from chat.selectors import temporary_expired_before
 from chat.tasks import enqueue_write, remember_turn
 from core.llm import ModelUnavailable
@@ -26,7 +27,7 @@ from core.ratelimit import forget_account
 from core.sessions import sign_out_everywhere
 from memoryapp.parsed import parse_turn
 from memoryapp.read.recall import Recalled, TurnRead, read_turn
-from memoryapp.selectors import memory_paused, recalled_before
+from memoryapp.selectors import history_referenced, memory_paused, recalled_before
 from memoryapp.sensitive import redact, secret_values
 from memoryapp.services import memory_admin_log_erase, memory_detach_conversation, memory_forget_asked, recall_log
 
@@ -163,6 +164,7 @@ class ReplyOutcome:
     user_turn: Turn
     reply: Turn | None = None
     recalled: list[Recalled] = field(default_factory=list)
+    excerpts: list[Excerpt] = field(default_factory=list)  # of the user's past conversations
     error: str | None = None
 
 
@@ -184,6 +186,35 @@ def _read_safely(user: User, user_turn: Turn, *, memory_off: str) -> TurnRead | 
         # Memory helps the answer; its absence must not cost the user their reply.
         logger.warning("recall failed; answering without memories")
         return None
+
+
+def _excerpts(user: User, user_turn: Turn, conversation: Conversation, read: TurnRead | None) -> list[Excerpt]:
+    """The excerpts of the user's past conversations for a reply (chat.history) that fit its
+    request: none when memory is off for it (no `read`) or the user turned the reference off.
+    The turn a memory given to the reply was learned from is not quoted too: the memory is there."""
+    if read is None or not history_referenced(user=user):
+        return []
+    found = history_for_turn(
+        user=user,
+        text=prompting.model_text(user_turn),
+        read=read,
+        conversation=conversation,
+        known_turn_ids=[item.memory.source_turn_id for item in read.recalled if item.memory.source_turn_id],
+    )
+    return prompting.excerpts_within(found)
+
+
+def _recall(user: User, user_turn: Turn, conversation: Conversation) -> tuple[str, TurnRead | None, ReplyOutcome]:
+    """The first step of a reply: why memory is off for it, if it is; what the read path found;
+    and the outcome so far, with the memories and the excerpts of past conversations it is given."""
+    memory_off = _memory_off(user, conversation)
+    read = _read_safely(user, user_turn, memory_off=memory_off)
+    outcome = ReplyOutcome(
+        user_turn=user_turn,
+        recalled=read.recalled if read else [],
+        excerpts=_excerpts(user, user_turn, conversation, read),
+    )
+    return memory_off, read, outcome
 
 
 @dataclass(frozen=True)
@@ -208,12 +239,17 @@ class ModelRequest:
 
 
 def build_request(
-    *, conversation: Conversation, user_turn: Turn, recalled: list[Recalled], memory_off: str = ""
+    *,
+    conversation: Conversation,
+    user_turn: Turn,
+    recalled: list[Recalled],
+    memory_off: str = "",
+    excerpts: list[Excerpt] | None = None,
 ) -> ModelRequest:
     """The request for the reply to `user_turn`: the conversation's summary, and the recent turns
-    up to this one that fit the window, each user turn with the memories its reply was given
-    (none at all while memory is off for this conversation: a temporary chat, or paused). Reads
-    only."""
+    up to this one that fit the window, each user turn with the memories and the excerpts of past
+    conversations its reply was given (none at all while memory is off for this conversation: a
+    temporary chat, or paused). Reads only."""
     history = list(
         Turn.objects.filter(
             conversation=conversation,
@@ -227,7 +263,12 @@ def build_request(
         earlier = [turn.pk for turn in history if turn.role == Turn.Role.USER and turn.pk != user_turn.pk]
         given = recalled_before(user_id=user_turn.user_id, turn_ids=earlier) if earlier else {}
         given[user_turn.pk] = recalled
-        notes = {turn_id: note for turn_id, items in given.items() if (note := prompting.memory_note(items))}
+        quoted = quoted_before(user_id=user_turn.user_id, turn_ids=earlier) if earlier else {}
+        quoted[user_turn.pk] = excerpts or []
+        for turn_id in given.keys() | quoted.keys():
+            parts = [prompting.memory_note(given.get(turn_id, [])), prompting.history_note(quoted.get(turn_id, []))]
+            if note := "\n\n".join(part for part in parts if part):
+                notes[turn_id] = note
     standing = prompting.standing_note(recalled)
     window = prompting.fit_window(
         turns=history,
@@ -243,6 +284,17 @@ def build_request(
         notes={turn.pk: notes[turn.pk] for turn in window.recent if turn.pk in notes},
         recent=window.recent,
         unsummarised=[turn for turn in window.overflow if turn.seq > conversation.summary_through_seq],
+    )
+
+
+def _request_for(conversation: Conversation, outcome: ReplyOutcome, *, memory_off: str) -> ModelRequest:
+    """The request for the reply an outcome is for, with what its recall step gave it."""
+    return build_request(
+        conversation=conversation,
+        user_turn=outcome.user_turn,
+        recalled=outcome.recalled,
+        memory_off=memory_off,
+        excerpts=outcome.excerpts,
     )
 
 
@@ -298,6 +350,7 @@ def _reply_save(
                 model_name=assistant.model_name(),
             )
             recall_log(user=user, probe_turn=user_turn, reply_turn=reply, recalled=outcome.recalled)
+            history_log(user=user, probe_turn=user_turn, reply_turn=reply, excerpts=outcome.excerpts)
             _summary_save(user=user, conversation=conversation, request=request)
     except IntegrityError:
         # One reply per turn: theirs stands.
@@ -328,16 +381,12 @@ def chat_reply(*, user: User, user_turn: Turn) -> ReplyOutcome:
     if existing is not None:
         return ReplyOutcome(user_turn=user_turn, reply=existing)
     conversation = get_object_or_404(Conversation, pk=user_turn.conversation_id, user=user)
-    memory_off = _memory_off(user, conversation)
-    read = _read_safely(user, user_turn, memory_off=memory_off)
-    outcome = ReplyOutcome(user_turn=user_turn, recalled=read.recalled if read else [])
+    memory_off, read, outcome = _recall(user, user_turn, conversation)
     try:
-        request = summary_fold(
-            build_request(
-                conversation=conversation, user_turn=user_turn, recalled=outcome.recalled, memory_off=memory_off
-            )
+        request = summary_fold(_request_for(conversation, outcome, memory_off=memory_off))
+        text = assistant.generate_reply(
+            request.messages, outcome.recalled, memory_off=memory_off, excerpts=outcome.excerpts
         )
-        text = assistant.generate_reply(request.messages, outcome.recalled, memory_off=memory_off)
     except ModelUnavailable as exc:
         outcome.error = str(exc)
         return _reply_settled(user=user, outcome=outcome)
@@ -385,20 +434,18 @@ def chat_reply_stream(
     conversation = get_object_or_404(Conversation, pk=user_turn.conversation_id, user=user)
     Turn.objects.filter(pk=user_turn.pk, user=user).update(reply_stop_requested_at=None)
     yield ReplyProgress(status="Recalling memories")
-    memory_off = _memory_off(user, conversation)
-    read = _read_safely(user, user_turn, memory_off=memory_off)
-    outcome = ReplyOutcome(user_turn=user_turn, recalled=read.recalled if read else [])
+    memory_off, read, outcome = _recall(user, user_turn, conversation)
     parts: list[str] = []
     stream = None
     try:
-        request = build_request(
-            conversation=conversation, user_turn=user_turn, recalled=outcome.recalled, memory_off=memory_off
-        )
+        request = _request_for(conversation, outcome, memory_off=memory_off)
         if request.unsummarised:
             yield ReplyProgress(status="Summarising earlier turns")
             request = summary_fold(request)
         yield ReplyProgress(status="Waiting for the model")
-        stream = assistant.reply_stream(request.messages, outcome.recalled, memory_off=memory_off)
+        stream = assistant.reply_stream(
+            request.messages, outcome.recalled, memory_off=memory_off, excerpts=outcome.excerpts
+        )
         stopped = yield from _streamed(stream, user=user, user_turn=user_turn, poll=poll, parts=parts)
     except ModelUnavailable as exc:
         outcome.error = str(exc)
@@ -566,6 +613,10 @@ def conversation_delete(*, user: User, conversation: Conversation, forget_memori
     """
     locked = get_object_or_404(Conversation.objects.select_for_update(), pk=conversation.pk, user=user)
     forgotten = memory_detach_conversation(user=user, conversation_id=locked.pk, forget_learned=forget_memories)
+    # What its replies quoted, and every quotation of its turns in other conversations' replies.
+    HistoryRecall.objects.filter(user=user).filter(
+        Q(conversation_id=locked.pk) | Q(source_turn__conversation_id=locked.pk, source_turn__user=user)
+    ).delete()
     turn_ids = list(
         Turn.objects.filter(conversation=locked, user=user, role=Turn.Role.USER).values_list("pk", flat=True)
     )

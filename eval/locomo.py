@@ -22,13 +22,16 @@ from pathlib import Path
 from django.contrib.auth import get_user_model
 from tqdm import tqdm
 
+from chat.history import history_nearest, turn_index
 from chat.models import Turn
 from chat.services import conversation_create, turn_append
 from core.llm import ModelUnavailable
 from eval.quality import USERNAME_PREFIX
 from memoryapp.embeddings import get_embedder
 from memoryapp.models import Memory, MemoryEvidence
+from memoryapp.read.need import NOT_NEEDED, turn_need
 from memoryapp.read.recall import nearest_for_turn
+from memoryapp.thresholds import history_floor
 from memoryapp.write import remember
 
 LOCOMO_CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
@@ -63,11 +66,16 @@ class LocomoCategory:
     evidence: int = 0
     found: dict[int, int] = field(default_factory=lambda: dict.fromkeys(LOCOMO_KS, 0))
     found_bm25: dict[int, int] = field(default_factory=lambda: dict.fromkeys(LOCOMO_KS, 0))
+    # the chat history reference alone (past turns over its floor), and the combined read path:
+    # memories and past turns taken in turn, as a reply is given both
+    found_history: dict[int, int] = field(default_factory=lambda: dict.fromkeys(LOCOMO_KS, 0))
+    found_combined: dict[int, int] = field(default_factory=lambda: dict.fromkeys(LOCOMO_KS, 0))
     stored: int = 0  # evidence turns that are the source of any live memory of the question's subject
     other_speaker_recalled: int = 0
 
-    def evidence_recall(self, k: int, *, bm25: bool = False) -> float:
-        found = self.found_bm25 if bm25 else self.found
+    def evidence_recall(self, k: int, *, bm25: bool = False, way: str = "memories") -> float:
+        found = {"memories": self.found, "history": self.found_history, "combined": self.found_combined}[way]
+        found = self.found_bm25 if bm25 else found
         return found[k] / self.evidence if self.evidence else 0.0
 
     @property
@@ -161,6 +169,14 @@ def as_asked_by(question: str, subject: str, other: str) -> str:
     return re.sub(r"\bI (does|is|has)\b", lambda m: f"I {_WITH_I[m.group(1).lower()]}", asked, flags=re.I)
 
 
+def interleaved(first: list[set], second: list[set], k: int) -> set:
+    """What the first k items name, taken in turn from two ranked lists (memories, past turns)."""
+    merged: list[set] = []
+    for i in range(max(len(first), len(second))):
+        merged += [items[i] for items in (first, second) if i < len(items)]
+    return set().union(*merged[:k])
+
+
 def run_locomo(path: Path | str, *, samples: int | None = None, progress: bool = False) -> LocomoReport:
     """Each speaker of each sample becomes a user; their turns go through `remember` in order,
     and each question is a probe for the speaker it is about. Reports, per category, the share
@@ -181,6 +197,7 @@ def run_locomo(path: Path | str, *, samples: int | None = None, progress: bool =
             for i, name in enumerate(speakers)
         }
         threads = {name: conversation_create(user=user, title=f"locomo {n}") for name, user in users.items()}
+        asked_in = {name: conversation_create(user=user, title="questions") for name, user in users.items()}
         dia_of_turn: dict[int, str] = {}
         speaker_of: dict[str, str] = {}
         raw: list[tuple[str, str]] = []  # (dia_id, text), for BM25
@@ -196,11 +213,15 @@ def run_locomo(path: Path | str, *, samples: int | None = None, progress: bool =
                 if when is not None:
                     Turn.objects.filter(pk=turn.pk, user=users[speaker]).update(created_at=when)
                     turn.created_at = when
+                vector = embedder.embed([text])[0]
                 try:
-                    report.turns_that_wrote += remember(users[speaker], turn).stored > 0
+                    report.turns_that_wrote += remember(users[speaker], turn, turn_vector=vector).stored > 0
                 except ModelUnavailable:
                     # The product marks such a turn for retry; the evaluation counts it and goes on.
                     report.extraction_failures += 1
+                # indexed for the chat history reference, as the memory worker does once a write ran
+                Turn.objects.filter(pk=turn.pk, user=users[speaker]).update(memory_state=Turn.MemoryState.DONE)
+                turn_index(user=users[speaker], turn=turn, vector=vector, embedding_model=embedder.name)
                 dia_of_turn[turn.pk] = item.get("dia_id", "")
                 speaker_of[item.get("dia_id", "")] = speaker
                 raw.append((item.get("dia_id", ""), text))
@@ -229,9 +250,22 @@ def run_locomo(path: Path | str, *, samples: int | None = None, progress: bool =
             stats.questions += 1
             # The read path of a chat turn (need decision and floors) with a longer list.
             probe = as_asked_by(qa["question"], subject, *(set(speakers) - {subject}))
-            recalled = nearest_for_turn(
-                users[subject], probe, embedder.embed([probe])[0], embedder.name, k=max(LOCOMO_KS)
-            )
+            vector = embedder.embed([probe])[0]
+            recalled = nearest_for_turn(users[subject], probe, vector, embedder.name, k=max(LOCOMO_KS))
+            past = []
+            if turn_need(probe, vector, embedder.name) != NOT_NEEDED:
+                past = [
+                    {dia_of_turn.get(excerpt.turn.pk)}
+                    for excerpt in history_nearest(
+                        user=users[subject],
+                        text=probe,
+                        vector=vector,
+                        embedding_model=embedder.name,
+                        exclude_conversation_id=asked_in[subject].pk,
+                        k=max(LOCOMO_KS),
+                        min_sim=history_floor(embedder.name),
+                    )
+                ]
             sources = [
                 {
                     dia_of_turn.get(turn_id)
@@ -247,6 +281,10 @@ def run_locomo(path: Path | str, *, samples: int | None = None, progress: bool =
             for k in LOCOMO_KS:
                 provenance = set().union(*sources[:k])
                 stats.found[k] += sum(e in provenance for e in evidence)
+                quoted = set().union(*past[:k])
+                stats.found_history[k] += sum(e in quoted for e in evidence)
+                combined = interleaved(sources, past, k)
+                stats.found_combined[k] += sum(e in combined for e in evidence)
                 stats.found_bm25[k] += sum(e in set(ranked_raw[:k]) for e in evidence)
             if category == 5:
                 other = set(speakers) - {subject}

@@ -22,6 +22,7 @@ from core.ratelimit import ChatThrottle, SearchThrottle
 from core.requests import SignedInApiRequest
 from memoryapp.forms import MemoryTextForm
 from memoryapp.selectors import (
+    history_referenced,
     memory_export,
     memory_get,
     memory_list,
@@ -43,6 +44,7 @@ from memoryapp.services import (
     memory_add,
     memory_correct,
     memory_pause_set,
+    memory_reference_history_set,
     memory_restore,
     memory_soft_delete,
 )
@@ -133,16 +135,24 @@ class MemoryDeletedListApi(generics.ListAPIView):
 @extend_schema_serializer(component_name="MemorySettings")
 class MemorySettingsSerializer(serializers.Serializer):
     paused = serializers.BooleanField(
+        required=False,
         help_text="While true, no memory is read into a reply and nothing the caller says is written; turns said "
-        "meanwhile are never written later."
+        "meanwhile are never written later.",
+    )
+    reference_history = serializers.BooleanField(
+        required=False,
+        help_text="Reference chat history: while true (the default), replies may quote the caller's own words "
+        "from earlier conversations; false, nothing from past conversations is read.",
     )
 
 
 class MemorySettingsApi(APIView):
-    """The caller's memory switches; PUT or PATCH changes them."""
+    """The caller's memory switches; PUT or PATCH changes those given."""
 
     def _answer(self, request: SignedInApiRequest) -> Response:
-        return Response(MemorySettingsSerializer({"paused": memory_paused(user=request.user)}).data)
+        user = request.user
+        switches = {"paused": memory_paused(user=user), "reference_history": history_referenced(user=user)}
+        return Response(MemorySettingsSerializer(switches).data)
 
     @extend_schema(operation_id="memories_settings", responses={200: MemorySettingsSerializer})
     def get(self, request: SignedInApiRequest) -> Response:
@@ -151,13 +161,16 @@ class MemorySettingsApi(APIView):
     _change = partial(
         extend_schema,
         request=MemorySettingsSerializer,
-        responses={200: MemorySettingsSerializer, 400: OpenApiResponse(description="`paused` is not a boolean.")},
+        responses={200: MemorySettingsSerializer, 400: OpenApiResponse(description="A switch is not a boolean.")},
     )
 
     @_change(operation_id="memories_settings_update")
     def put(self, request: SignedInApiRequest) -> Response:
         data = validated(MemorySettingsSerializer, request)
-        memory_pause_set(user=request.user, paused=data["paused"])
+        if "paused" in data:
+            memory_pause_set(user=request.user, paused=data["paused"])
+        if "reference_history" in data:
+            memory_reference_history_set(user=request.user, on=data["reference_history"])
         return self._answer(request)
 
     @_change(operation_id="memories_settings_partial_update")

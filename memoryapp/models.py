@@ -207,10 +207,14 @@ class MemorySettings(models.Model):
     # Paused: no memory is read into a reply and nothing is written from a turn said meanwhile
     # (its turn is marked so, and never written later).
     paused = models.BooleanField(default=False)
+    # Reference chat history: excerpts of the user's past conversations may go into a reply
+    # (chat.history). Off: nothing from past conversations is read; saved memories still are.
+    reference_history = models.BooleanField(default=True, db_default=True)
     changed_at = models.DateTimeField(auto_now=True)
 
     class Meta:
         verbose_name_plural = "memory settings"
 
     def __str__(self) -> str:
-        return f"user {self.user_id}: memory {'paused' if self.paused else 'on'}"
+        history = "referenced" if self.reference_history else "not referenced"
+        return f"user {self.user_id}: memory {'paused' if self.paused else 'on'}, chat history {history}"

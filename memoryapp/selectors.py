@@ -34,6 +34,11 @@ def memory_paused(*, user: User) -> bool:
     return MemorySettings.objects.filter(user=user, paused=True).exists()
 
 
+def history_referenced(*, user: User) -> bool:
+    """Whether the user lets replies quote their past conversations (MemorySettings; no row: on)."""
+    return not MemorySettings.objects.filter(user=user, reference_history=False).exists()
+
+
 def memory_list(*, user: User, text: str = "", include_deleted: bool = False):
     """The user's memories, newest first, optionally filtered by a plain text match."""
     queryset = (

@@ -176,6 +176,13 @@ def memory_pause_set(*, user: User, paused: bool) -> bool:
     return paused
 
 
+def memory_reference_history_set(*, user: User, on: bool) -> bool:
+    """Turn the chat history reference on or off: off, nothing from the user's past conversations
+    is read into a reply (chat.history); saved memories still are. Returns the new state."""
+    MemorySettings.objects.update_or_create(user=user, defaults={"reference_history": on})
+    return on
+
+
 class MemoryRefused(ValueError):
     """A memory the user wrote that no memory may be: a secret, or a standing instruction with orders."""
 

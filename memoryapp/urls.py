@@ -8,6 +8,7 @@ urlpatterns = [
     path("", views.memory_list_view, name="memory_list"),
     path("add/", views.memory_add_view, name="memory_add"),
     path("pause/", views.memory_pause_view, name="memory_pause"),
+    path("chat-history/", views.memory_reference_history_view, name="memory_reference_history"),
     path("export/", views.memory_export_view, name="memory_export"),
     path("about-me/", views.memory_profile_view, name="memory_profile"),
     path("deleted/", views.memory_deleted_view, name="memory_deleted"),

@@ -18,6 +18,7 @@ from core.requests import SignedInRequest
 from memoryapp.forms import ForgetAllForm, MemoryTextForm
 from memoryapp.read.recall import PROFILE_MAX
 from memoryapp.selectors import (
+    history_referenced,
     memory_export,
     memory_get,
     memory_groups,
@@ -35,6 +36,7 @@ from memoryapp.services import (
     memory_correct,
     memory_forget_all,
     memory_pause_set,
+    memory_reference_history_set,
     memory_restore,
     memory_soft_delete,
 )
@@ -54,7 +56,7 @@ FILTER_MAX_CHARS = 80
 
 
 def _list_context(request: SignedInRequest, **values) -> dict:
-    """What the memory page shows besides its rows: the searches, the pause switch, the add form."""
+    """What the memory page shows besides its rows: the searches, the two switches, the add form."""
     return {
         "q": "",
         "s": "",
@@ -64,6 +66,7 @@ def _list_context(request: SignedInRequest, **values) -> dict:
         "search_max": SEARCH_MAX_CHARS,
         "filter_max": FILTER_MAX_CHARS,
         "memory_paused": memory_paused(user=request.user),
+        "history_referenced": history_referenced(user=request.user),
         **values,
     }
 
@@ -140,10 +143,31 @@ def memory_pause_view(request: SignedInRequest) -> HttpResponse:
         if paused
         else "Memory is on again.",
     )
+    return _back(request)
+
+
+def _back(request: SignedInRequest) -> HttpResponse:
+    """To `next` when it is a page of this site, else the memory page."""
     target = request.POST.get("next", "")
     if url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}, require_https=request.is_secure()):
         return redirect(target)
     return redirect("memoryapp:memory_list")
+
+
+@login_required
+@require_POST
+def memory_reference_history_view(request: SignedInRequest) -> HttpResponse:
+    """The "Reference chat history" switch: `on` is "on" or "off". Goes back to `next` when it is a
+    page of this site."""
+    on = memory_reference_history_set(user=request.user, on=request.POST.get("on") == "on")
+    messages.success(
+        request,
+        "Chat history is referenced again: replies may quote what you said in earlier conversations."
+        if on
+        else "Chat history is no longer referenced: nothing from your past conversations is read into a reply. "
+        "Saved memories still are.",
+    )
+    return _back(request)
 
 
 @login_required

@@ -15,13 +15,14 @@ CONVERSATIONS = reverse("chat_api:conversation_list")
 
 
 def test_the_pause_switch_is_read_and_set_per_user(alice_api, bob_api, alice, bob, anonymous):
-    assert alice_api.get(SETTINGS).json() == {"paused": False}
-    assert alice_api.put(SETTINGS, {"paused": True}, format="json").json() == {"paused": True}
-    assert alice_api.get(SETTINGS).json() == {"paused": True}
-    assert bob_api.get(SETTINGS).json() == {"paused": False}  # bob's own switch
-    assert alice_api.patch(SETTINGS, {"paused": False}, format="json").json() == {"paused": False}
+    both_on = {"paused": False, "reference_history": True}
+    assert alice_api.get(SETTINGS).json() == both_on
+    assert alice_api.put(SETTINGS, {"paused": True}, format="json").json() == {**both_on, "paused": True}
+    assert alice_api.get(SETTINGS).json() == {**both_on, "paused": True}
+    assert bob_api.get(SETTINGS).json() == both_on  # bob's own switch
+    assert alice_api.patch(SETTINGS, {"paused": False}, format="json").json() == both_on
     assert alice_api.patch(SETTINGS, {"paused": "sometimes"}, format="json").status_code == 400
-    assert alice_api.put(SETTINGS, {}, format="json").status_code == 400
+    assert alice_api.patch(SETTINGS, {}, format="json").json() == both_on  # changes nothing
     assert anonymous.get(SETTINGS).status_code == 401
     assert list(MemorySettings.objects.values_list("user_id", "paused")) == [(alice.pk, False)]
 

@@ -149,3 +149,10 @@ def test_the_floor_comes_after_the_limit(alice):
 )
 def test_each_turn_is_searched_in_its_languages_configuration(text, config):
     assert search_config(text) == config
+
+
+def test_the_same_question_asked_before_is_not_quoted_back(alice):
+    chat(alice, DINNER)
+    chat(alice, ASK)  # asked once already, in another conversation
+    assert _found(alice, ASK) == [DINNER]
+    assert ASK in _found(alice, ASK, min_sim=-1.0)  # found, and left out as saying what the turn says

@@ -52,6 +52,10 @@ def test_each_speaker_is_a_user_and_evidence_is_found_in_the_provenance_of_recal
     assert report.categories[5].other_speaker_recalled == 0
     assert report.categories[5].found[10] == 0
     assert report.categories[5].stored == 0  # the dog is in Melanie's store, not Caroline's
+    # The combined read path takes memories and past turns in turn: its first 10 hold the first 5
+    # memories, so it finds at least what they found; Melanie's turns are never Caroline's.
+    assert single_hop.found_combined[10] == 4
+    assert report.categories[5].found_history[10] == report.categories[5].found_combined[10] == 0
 
 
 @pytest.mark.django_db(transaction=True)

@@ -81,7 +81,18 @@ class Command(BaseCommand):
         parser.add_argument(
             "--locomo", type=Path, metavar="PATH", help="run a LoCoMo JSON file (not shipped) instead of the sets"
         )
-        parser.add_argument("--samples", type=int, metavar="N", help="with --locomo: only the first N samples")
+        parser.add_argument(
+            "--samples",
+            type=int,
+            metavar="N",
+            help="with --locomo: only the first N samples; with --longmemeval: N questions",
+        )
+        parser.add_argument(
+            "--longmemeval",
+            type=Path,
+            metavar="PATH",
+            help="run LongMemEval questions (a JSON list or a folder of one per file; not shipped) instead",
+        )
         parser.add_argument(
             "--labelled-store",
             action="store_true",
@@ -104,6 +115,9 @@ class Command(BaseCommand):
     def handle(self, *args, **options) -> None:
         if options["fit_need"]:
             self._fit_need(options["suite"] or DEFAULT_SUITE)
+            return
+        if options["longmemeval"]:
+            self._longmemeval(options["longmemeval"], samples=options["samples"], as_json=options["json"])
             return
         if options["locomo"]:
             self._locomo(options["locomo"], as_json=options["json"], samples=options["samples"])
@@ -161,6 +175,29 @@ class Command(BaseCommand):
             if not options["json"]:
                 self._print_calibration(tuned, calibration, paths_written)
 
+    def _longmemeval(self, path: Path, *, samples: int | None, as_json: bool) -> None:
+        from eval import longmemeval
+
+        if not path.exists():
+            raise CommandError(f"{path}: no such file or folder")
+        with scratch_database(_scratch_name()):
+            report = longmemeval.run_longmemeval(path, samples=samples, progress=not as_json)
+        summary = {
+            "questions": report.questions,
+            "turns": report.turns,
+            "extraction_failures": report.extraction_failures,
+        }
+        if as_json:
+            self.stdout.write(json.dumps({**summary, "types": report.rows()}, indent=2))
+            return
+        self.stdout.write(
+            f"{report.questions} questions, {report.turns} user turns ({report.extraction_failures} extraction "
+            "failures); the share of questions with an evidence turn in the top 10 of each way\n"
+        )
+        rows = report.rows()
+        for line in _table([list(rows[0]), *([str(v) for v in row.values()] for row in rows)]):
+            self.stdout.write(line)
+
     def _history(self, suites: dict) -> None:
         from eval.history import run_history
 
@@ -208,6 +245,8 @@ class Command(BaseCommand):
             for k in locomo.LOCOMO_KS:
                 everything.found[k] += stats.found[k]
                 everything.found_bm25[k] += stats.found_bm25[k]
+                everything.found_history[k] += stats.found_history[k]
+                everything.found_combined[k] += stats.found_combined[k]
             everything.stored += stats.stored
         rows = []
         for name, stats in [
@@ -221,6 +260,8 @@ class Command(BaseCommand):
                     "evidence turns": stats.evidence,
                     **{f"memory@{k}": round(stats.evidence_recall(k), 3) for k in locomo.LOCOMO_KS},
                     "in store": round(stats.stored_share, 3),
+                    **{f"history@{k}": round(stats.evidence_recall(k, way="history"), 3) for k in locomo.LOCOMO_KS},
+                    **{f"combined@{k}": round(stats.evidence_recall(k, way="combined"), 3) for k in locomo.LOCOMO_KS},
                     **{f"bm25@{k}": round(stats.evidence_recall(k, bm25=True), 3) for k in locomo.LOCOMO_KS},
                     "other speaker recalled": stats.other_speaker_recalled if name.startswith("5 ") else "",
                 }
@@ -242,6 +283,8 @@ class Command(BaseCommand):
             f"{report.memories} memories, {report.skipped_questions} questions skipped (no speaker or category)\n"
             "memory@k: evidence turns in the provenance of the top k recalled memories; "
             "in store: in the provenance of any of the subject's memories; "
+            "history@k: among the top k past turns over the chat history reference's floor; "
+            "combined@k: in the first k of memories and past turns taken in turn; "
             "bm25@k: in the top k raw turns by BM25\n"
         )
         for line in _table([list(rows[0]), *([str(v) for v in row.values()] for row in rows)]):
