@@ -33,6 +33,7 @@ class ProbeExcerpts:
     kind: str
     lang: str
     expects: bool
+    need: str = ""  # the read path's decision (memoryapp.read.need)
     # each excerpt the probe would be given with no floor: (similarity, is evidence)
     excerpts: list[tuple[float, bool]] = field(default_factory=list)
 
@@ -90,7 +91,9 @@ def run_history(suite: Suite, *, name: str) -> HistoryReport:
             evidence_of[turn.pk] = set(said.facts) | set(said.optional)
         for probe in suite_user.probes:
             read = read_turn(user, probe.text)
-            result = ProbeExcerpts(text=probe.text, kind=probe.kind, lang=probe.lang, expects=bool(probe.expect))
+            result = ProbeExcerpts(
+                text=probe.text, kind=probe.kind, lang=probe.lang, expects=bool(probe.expect), need=read.need
+            )
             if read.vector is not None and not read.profile and read.need != NOT_NEEDED:
                 found = history_nearest(
                     user=user,

@@ -102,3 +102,29 @@ def test_conversations_and_turns_cannot_be_added_edited_or_deleted(staff_client,
     assert staff_client.get(reverse("admin:chat_turn_delete", args=[history.reply.pk])).status_code == 403
     history.reply.refresh_from_db()
     assert history.reply.content != "edited"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_reply_page_lists_the_past_turns_quoted_into_it_and_the_turn_page_where_it_was_quoted(staff_client, alice):
+    from chat.models import HistoryRecall, Turn
+    from chat.services import chat_reply, chat_user_turn, conversation_create
+    from tests.factories import chat
+
+    earlier = chat(
+        alice, "We had dinner at Trattoria Lucca on Friday and the tiramisu there was the best I've ever had."
+    )
+    said = Turn.objects.get(conversation=earlier, role=Turn.Role.USER)
+    asked = chat_user_turn(
+        user=alice,
+        conversation=conversation_create(user=alice),
+        content="What was the name of the place where I had that amazing tiramisu?",
+    )
+    reply = chat_reply(user=alice, user_turn=asked).reply
+    assert HistoryRecall.objects.filter(reply_turn=reply, source_turn=said).exists()
+
+    reply_page = staff_client.get(turn_url(reply)).content.decode()
+    assert "past turns quoted into this reply" in reply_page.lower() and turn_url(said) in reply_page
+    turn_page = staff_client.get(turn_url(said)).content.decode()
+    assert "quoted into later replies" in turn_page.lower() and turn_url(reply) in turn_page
+    log = staff_client.get(reverse("admin:chat_historyrecall_changelist")).content.decode()
+    assert "Trattoria Lucca" in log and "alice" in log

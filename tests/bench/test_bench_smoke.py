@@ -182,3 +182,29 @@ def test_the_conversation_benchmark_writes_each_turn_between_replies(fake_llm, s
     ]
     assert not get_user_model().objects.filter(username__startswith="bench-talk-").exists()
     assert not Turn.objects.exists()
+
+
+def test_the_history_benchmark_indexes_its_turns_as_the_worker_does_and_times_every_probe():
+    from bench.history_bench import PROBES, run_history_bench
+    from chat.history import history_nearest
+    from memoryapp.embeddings import get_embedder
+
+    result = run_history_bench(turns=45, repeats=1, progress=False)
+
+    assert (result.turns, result.probes) == (45, len(PROBES))
+    assert result.statement_ms["n"] == result.combined_ms["n"] == len(PROBES)
+    indexed = Turn.objects.filter(user__username="bench-history-45", embedding__isnull=False)
+    assert indexed.count() == 45 and not indexed.filter(search__isnull=True).exists()
+    # the statement sees the seeded turns: with no floor it fills its k, each turn once
+    user = indexed.first().user
+    vector = get_embedder().embed([PROBES[0]])[0]
+    found = history_nearest(
+        user=user,
+        text=PROBES[0],
+        vector=vector,
+        embedding_model=get_embedder().name,
+        exclude_conversation_id=None,
+        k=10,
+        min_sim=-1.0,
+    )
+    assert len({excerpt.turn.pk for excerpt in found}) == 10
