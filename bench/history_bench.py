@@ -1,8 +1,8 @@
 """Latency of the chat history reference for a heavy user, in a database of its own.
 
 One user is given N past turns (synthetic: sentences drawn from a fixed vocabulary, each with a
-unit vector of the embedder's dimension stored under its name, indexed by the same statement
-the memory worker runs, in batches), spread over conversations of 20 turns. Probes are real
+unit vector of the embedder's dimension stored under its name, indexed by `turn_index` as the
+memory worker indexes a turn), spread over conversations of 20 turns. Probes are real
 sentences embedded by the configured embedder. Timed per probe, each in its own pass:
 - `statement`: `history_nearest` (the one statement and its floor), vector given;
 - `combined`: the read path of a chat turn as a reply makes it: `read_turn` (embedding, need,
@@ -21,11 +21,11 @@ from django.db import connection
 from tqdm import tqdm
 
 from bench.synthetic import percentiles
-from chat.history import SEARCH_CONFIGS, history_for_turn, history_nearest
+from chat.history import SEARCH_CONFIGS, history_for_turn, history_nearest, turn_index
 from chat.models import Conversation, Turn
 from chat.services import conversation_create
 from memoryapp.embeddings import get_embedder
-from memoryapp.read.recall import read_turn, vector_literal
+from memoryapp.read.recall import read_turn
 
 _WORDS = (
     "dinner plumber boiler valve garden trip Lisbon Porto dentist appointment recipe tiramisu bike race "
@@ -93,16 +93,8 @@ def seed_turns(*, turns: int, seed: int = 7, batch: int = 2000, progress: bool =
         created = Turn.objects.bulk_create(rows)
         unit = vectors.standard_normal((size, dimension)).astype(np.float32)
         unit /= np.linalg.norm(unit, axis=1, keepdims=True)
-        with connection.cursor() as cursor:
-            cursor.executemany(
-                f"""UPDATE {Turn._meta.db_table} SET embedding = %s::vector, embedding_model = %s,
-                    search = to_tsvector(%s::regconfig, content) || to_tsvector('simple', content)
-                    WHERE id = %s AND user_id = %s""",
-                [
-                    (vector_literal(v), embedder.name, SEARCH_CONFIGS["en"], turn.pk, user.pk)
-                    for turn, v in zip(created, unit, strict=True)
-                ],
-            )
+        for turn, vector in zip(created, unit, strict=True):
+            turn_index(user=user, turn=turn, vector=vector, embedding_model=embedder.name, config=SEARCH_CONFIGS["en"])
         made += size
         bar.update(size)
     bar.close()

@@ -102,12 +102,14 @@ _TURN = Turn._meta.db_table
 _CONVERSATION = Conversation._meta.db_table
 
 
-def turn_index(*, user: User, turn: Turn, vector: Sequence[float] | np.ndarray, embedding_model: str) -> bool:
+def turn_index(
+    *, user: User, turn: Turn, vector: Sequence[float] | np.ndarray, embedding_model: str, config: str = ""
+) -> bool:
     """Index a user turn for later conversations: its embedding and its words, in its language's
-    configuration and in `simple` (so that a word matches as written whatever the language a
-    probe is read in). A redacted turn, or another user's, is left alone. Says whether it was
-    indexed."""
-    config = search_config(turn.content)
+    configuration (`config` when the caller knows it) and in `simple` (so that a word matches as
+    written whatever the language a probe is read in). A redacted turn, or another user's, is left
+    alone. Says whether it was indexed."""
+    config = config or search_config(turn.content)
     with connection.cursor() as cursor:
         cursor.execute(
             f"""UPDATE {_TURN}

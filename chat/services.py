@@ -25,9 +25,10 @@ from chat.tasks import enqueue_write, remember_turn
 from core.llm import ModelUnavailable
 from core.ratelimit import forget_account
 from core.sessions import sign_out_everywhere
+from memoryapp.models import MemorySettings
 from memoryapp.parsed import parse_turn
 from memoryapp.read.recall import Recalled, TurnRead, read_turn
-from memoryapp.selectors import history_referenced, memory_paused, recalled_before
+from memoryapp.selectors import memory_paused, memory_switches, recalled_before
 from memoryapp.sensitive import redact, secret_values
 from memoryapp.services import memory_admin_log_erase, memory_detach_conversation, memory_forget_asked, recall_log
 
@@ -168,11 +169,11 @@ class ReplyOutcome:
     error: str | None = None
 
 
-def _memory_off(user: User, conversation: Conversation) -> str:
+def _memory_off(conversation: Conversation, switches: MemorySettings) -> str:
     """Why a reply in this conversation reads no memory ("temporary", "paused"), or ""."""
     if conversation.temporary:
         return "temporary"
-    return "paused" if memory_paused(user=user) else ""
+    return "paused" if switches.paused else ""
 
 
 def _read_safely(user: User, user_turn: Turn, *, memory_off: str) -> TurnRead | None:
@@ -190,9 +191,10 @@ def _read_safely(user: User, user_turn: Turn, *, memory_off: str) -> TurnRead | 
 
 def _excerpts(user: User, user_turn: Turn, conversation: Conversation, read: TurnRead | None) -> list[Excerpt]:
     """The excerpts of the user's past conversations for a reply (chat.history) that fit its
-    request: none when memory is off for it (no `read`) or the user turned the reference off.
-    The turn a memory given to the reply was learned from is not quoted too: the memory is there."""
-    if read is None or not history_referenced(user=user):
+    request; the caller gives no `read` when memory is off for it or the user turned the
+    reference off. The turn a memory given to the reply was learned from is not quoted too: the
+    memory is there."""
+    if read is None:
         return []
     found = history_for_turn(
         user=user,
@@ -207,12 +209,13 @@ def _excerpts(user: User, user_turn: Turn, conversation: Conversation, read: Tur
 def _recall(user: User, user_turn: Turn, conversation: Conversation) -> tuple[str, TurnRead | None, ReplyOutcome]:
     """The first step of a reply: why memory is off for it, if it is; what the read path found;
     and the outcome so far, with the memories and the excerpts of past conversations it is given."""
-    memory_off = _memory_off(user, conversation)
+    switches = memory_switches(user=user)
+    memory_off = _memory_off(conversation, switches)
     read = _read_safely(user, user_turn, memory_off=memory_off)
     outcome = ReplyOutcome(
         user_turn=user_turn,
         recalled=read.recalled if read else [],
-        excerpts=_excerpts(user, user_turn, conversation, read),
+        excerpts=_excerpts(user, user_turn, conversation, read if switches.reference_history else None),
     )
     return memory_off, read, outcome
 

@@ -23,6 +23,15 @@ from eval.suite import Suite
 from memoryapp.embeddings import get_embedder
 from memoryapp.read.need import NOT_NEEDED
 from memoryapp.read.recall import read_turn
+from memoryapp.thresholds import history_floor
+
+
+def index_as_worker(*, user, turn: Turn, vector, embedding_model: str) -> None:
+    """Mark a turn's memory write done and index it for the chat history reference, as the memory
+    worker does once the write has run (chat.tasks), for evaluations that call `remember` directly."""
+    Turn.objects.filter(pk=turn.pk, user=user).update(memory_state=Turn.MemoryState.DONE)
+    turn_index(user=user, turn=turn, vector=vector, embedding_model=embedding_model)
+
 
 FLOORS = tuple(round(0.20 + 0.02 * i, 2) for i in range(21))  # 0.20 .. 0.60
 
@@ -72,8 +81,6 @@ class HistoryReport:
 def run_history(suite: Suite, *, name: str) -> HistoryReport:
     """Index each user's turns, then look up each probe (see the module docstring)."""
     embedder = get_embedder()
-    from memoryapp.thresholds import history_floor
-
     report = HistoryReport(
         embedding_model=embedder.name, floor=history_floor(embedder.name), k=settings.CHAT_HISTORY_EXCERPTS
     )
@@ -86,8 +93,7 @@ def run_history(suite: Suite, *, name: str) -> HistoryReport:
             turn = turn_append(
                 user=user, conversation=conversation_create(user=user), role=Turn.Role.USER, content=said.text
             )
-            Turn.objects.filter(pk=turn.pk, user=user).update(memory_state=Turn.MemoryState.DONE)
-            turn_index(user=user, turn=turn, vector=vector, embedding_model=embedder.name)
+            index_as_worker(user=user, turn=turn, vector=vector, embedding_model=embedder.name)
             evidence_of[turn.pk] = set(said.facts) | set(said.optional)
         for probe in suite_user.probes:
             read = read_turn(user, probe.text)

@@ -22,10 +22,11 @@ from pathlib import Path
 from django.contrib.auth import get_user_model
 from tqdm import tqdm
 
-from chat.history import history_nearest, turn_index
+from chat.history import history_nearest
 from chat.models import Turn
 from chat.services import conversation_create, turn_append
 from core.llm import ModelUnavailable
+from eval.history import index_as_worker
 from eval.quality import USERNAME_PREFIX
 from memoryapp.embeddings import get_embedder
 from memoryapp.models import Memory, MemoryEvidence
@@ -219,9 +220,7 @@ def run_locomo(path: Path | str, *, samples: int | None = None, progress: bool =
                 except ModelUnavailable:
                     # The product marks such a turn for retry; the evaluation counts it and goes on.
                     report.extraction_failures += 1
-                # indexed for the chat history reference, as the memory worker does once a write ran
-                Turn.objects.filter(pk=turn.pk, user=users[speaker]).update(memory_state=Turn.MemoryState.DONE)
-                turn_index(user=users[speaker], turn=turn, vector=vector, embedding_model=embedder.name)
+                index_as_worker(user=users[speaker], turn=turn, vector=vector, embedding_model=embedder.name)
                 dia_of_turn[turn.pk] = item.get("dia_id", "")
                 speaker_of[item.get("dia_id", "")] = speaker
                 raw.append((item.get("dia_id", ""), text))

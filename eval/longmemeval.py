@@ -29,10 +29,11 @@ from pathlib import Path
 from django.contrib.auth import get_user_model
 from tqdm import tqdm
 
-from chat.history import history_nearest, turn_index
+from chat.history import history_nearest
 from chat.models import Turn
 from chat.services import conversation_create, turn_append
 from core.llm import ModelUnavailable
+from eval.history import index_as_worker
 from eval.locomo import interleaved
 from eval.quality import USERNAME_PREFIX
 from memoryapp.embeddings import get_embedder
@@ -134,8 +135,7 @@ def run_longmemeval(path: Path | str, *, samples: int | None = None, progress: b
                     remember(user, turn, turn_vector=vector)
                 except ModelUnavailable:
                     report.extraction_failures += 1
-                Turn.objects.filter(pk=turn.pk, user=user).update(memory_state=Turn.MemoryState.DONE)
-                turn_index(user=user, turn=turn, vector=vector, embedding_model=embedder.name)
+                index_as_worker(user=user, turn=turn, vector=vector, embedding_model=embedder.name)
                 report.turns += 1
                 if item.get("has_answer"):
                     evidence.add(turn.pk)

@@ -22,13 +22,12 @@ from core.ratelimit import ChatThrottle, SearchThrottle
 from core.requests import SignedInApiRequest
 from memoryapp.forms import MemoryTextForm
 from memoryapp.selectors import (
-    history_referenced,
     memory_export,
     memory_get,
     memory_list,
-    memory_paused,
     memory_recently_deleted,
     memory_search,
+    memory_switches,
     memory_trace,
 )
 from memoryapp.serializers import (
@@ -150,9 +149,7 @@ class MemorySettingsApi(APIView):
     """The caller's memory switches; PUT or PATCH changes those given."""
 
     def _answer(self, request: SignedInApiRequest) -> Response:
-        user = request.user
-        switches = {"paused": memory_paused(user=user), "reference_history": history_referenced(user=user)}
-        return Response(MemorySettingsSerializer(switches).data)
+        return Response(MemorySettingsSerializer(memory_switches(user=request.user)).data)
 
     @extend_schema(operation_id="memories_settings", responses={200: MemorySettingsSerializer})
     def get(self, request: SignedInApiRequest) -> Response:

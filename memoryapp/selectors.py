@@ -34,9 +34,10 @@ def memory_paused(*, user: User) -> bool:
     return MemorySettings.objects.filter(user=user, paused=True).exists()
 
 
-def history_referenced(*, user: User) -> bool:
-    """Whether the user lets replies quote their past conversations (MemorySettings; no row: on)."""
-    return not MemorySettings.objects.filter(user=user, reference_history=False).exists()
+def memory_switches(*, user: User) -> MemorySettings:
+    """The user's memory switches in one query: their row, or the defaults (memory on, chat
+    history referenced) when they never changed one."""
+    return MemorySettings.objects.filter(user=user).first() or MemorySettings(user=user)
 
 
 def memory_list(*, user: User, text: str = "", include_deleted: bool = False):

@@ -18,14 +18,13 @@ from core.requests import SignedInRequest
 from memoryapp.forms import ForgetAllForm, MemoryTextForm
 from memoryapp.read.recall import PROFILE_MAX
 from memoryapp.selectors import (
-    history_referenced,
     memory_export,
     memory_get,
     memory_groups,
     memory_list,
-    memory_paused,
     memory_recently_deleted,
     memory_search,
+    memory_switches,
     memory_trace,
 )
 from memoryapp.services import (
@@ -65,8 +64,7 @@ def _list_context(request: SignedInRequest, **values) -> dict:
         "search_error": None,
         "search_max": SEARCH_MAX_CHARS,
         "filter_max": FILTER_MAX_CHARS,
-        "memory_paused": memory_paused(user=request.user),
-        "history_referenced": history_referenced(user=request.user),
+        "switches": memory_switches(user=request.user),
         **values,
     }
 
