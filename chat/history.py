@@ -18,23 +18,23 @@ later conversation may quote them.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+import numpy as np
 from django.conf import settings
 from django.db import connection
 from django.db.models import Exists, OuterRef
 
 from chat.models import Conversation, HistoryRecall, Turn
 from memoryapp import thresholds
+from memoryapp.grammar.parsing import language_identifier
 from memoryapp.models import Memory, MemoryEvidence
 from memoryapp.read.need import NOT_NEEDED
 from memoryapp.read.recall import TurnRead, vector_literal
 
 if TYPE_CHECKING:
-    import numpy as np
     from django.contrib.auth.models import User
 
 # py3langid's language codes for which PostgreSQL ships a snowball configuration; a turn in any
@@ -69,33 +69,27 @@ SEARCH_CONFIGS = {
     "tr": "turkish",
 }
 # How sure py3langid must be of a text's language among all it knows (about 100); when it is
-# not, it is asked again among the languages PostgreSQL has a configuration for, which a short
-# English turn ("I'm bored.") clears easily, and must be surer.
+# not, its likeliest language among those PostgreSQL has a configuration for, which a short
+# English turn ("I'm bored.") clears easily, must be surer.
 LANGUAGE_CONFIDENCE = 0.5
 AMONG_CONFIGURED_CONFIDENCE = 0.9
-
-
-@functools.cache
-def _identifier(among_configured: bool = False):
-    from py3langid.langid import MODEL_DIR, MODEL_FILE, LanguageIdentifier
-
-    identifier = LanguageIdentifier.from_modelpath(MODEL_DIR / MODEL_FILE, norm_probs=True)
-    if among_configured:
-        identifier.set_languages(sorted(SEARCH_CONFIGS))
-    return identifier
 
 
 def search_config(text: str) -> str:
     """The text search configuration for a text: its language's when the identifier is sure of
     it and PostgreSQL has one, else `simple` (a language with no configuration, or a text too
-    short to tell)."""
+    short to tell). One ranking by the grammar's identifier, its scores normalised over every
+    language and then over the configured ones."""
     if not text.strip():
         return "simple"
-    language, confidence = _identifier().classify(text)
-    if confidence >= LANGUAGE_CONFIDENCE:
-        return SEARCH_CONFIGS.get(language, "simple")
-    language, confidence = _identifier(among_configured=True).classify(text)
-    return SEARCH_CONFIGS[language] if confidence >= AMONG_CONFIGURED_CONFIDENCE else "simple"
+    ranked = language_identifier().rank(text)  # (language, log-probability), likeliest first
+    scores = np.array([score for _, score in ranked], dtype=np.float64)
+    chance = np.exp(scores - scores.max())
+    if chance[0] / chance.sum() >= LANGUAGE_CONFIDENCE:
+        return SEARCH_CONFIGS.get(ranked[0][0], "simple")
+    configured = [(language, p) for (language, _), p in zip(ranked, chance, strict=True) if language in SEARCH_CONFIGS]
+    language, p = configured[0]
+    return SEARCH_CONFIGS[language] if p / sum(q for _, q in configured) >= AMONG_CONFIGURED_CONFIDENCE else "simple"
 
 
 _TURN = Turn._meta.db_table

@@ -345,12 +345,14 @@ def looks_english(doc: Doc) -> bool:
         others = set.intersection(*(set(_SHARED_WITH[mark]) for mark in marks))  # where every one is a word
         return not others or _identified_language(doc.text, others) == "en"
     if not marks and words and all(t.text.isascii() for t in words):  # "Got a new puppy.", "Married, two kids."
-        return _language_identifier().classify(doc.text)[0] == "en"
+        return language_identifier().classify(doc.text)[0] == "en"
     return len(marks) >= max(1, 0.1 * len(words))
 
 
 @functools.cache
-def _language_identifier():
+def language_identifier():
+    """py3langid's identifier with its bundled model (log-probabilities), loaded once a process;
+    also the chat history reference's (chat.history.search_config)."""
     from py3langid.langid import MODEL_DIR, MODEL_FILE, LanguageIdentifier
 
     return LanguageIdentifier.from_modelpath(MODEL_DIR / MODEL_FILE)  # its bundled model, loaded once (0.7 s)
@@ -358,7 +360,7 @@ def _language_identifier():
 
 def _identified_language(text: str, others: set[str]) -> str:
     """English or one of `others`, whichever langid's naive Bayes model finds the text likelier in."""
-    return next(lang for lang, _ in _language_identifier().rank(text) if lang == "en" or lang in others)
+    return next(lang for lang, _ in language_identifier().rank(text) if lang == "en" or lang in others)
 
 
 _BETWEEN_US = re.compile(r"\b(?:each other|one another|as a team|a great team|same page)\b", re.I)
