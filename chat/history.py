@@ -12,12 +12,15 @@ later conversation may quote them.
   out: the current conversation, temporary chats, redacted turns, and a turn that stated a
   memory the user has since deleted (they asked for it to be forgotten).
 - **The floor** comes after the limit, as for memories: an excerpt is given only when its own
-  similarity to the turn clears the model's `history_floor`; a full-text match alone is a near
-  miss. A turn that needs no memory gets no excerpt (memoryapp.read.need).
+  similarity to the turn clears its floor; a full-text match alone is a near miss. A turn that
+  needs no memory gets no excerpt (memoryapp.read.need), and what it may get depends on what it
+  does (`turn_form`, `excerpt_floor`): a question is given a past turn from a lower floor than a
+  request, and a turn that only tells something is given none.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
@@ -29,6 +32,7 @@ from django.db.models import Exists, OuterRef
 
 from chat.models import Conversation, HistoryRecall, Turn
 from memoryapp import thresholds
+from memoryapp.grammar import asks_how_to, asks_outright, own_words, requests_something
 from memoryapp.grammar.parsing import language_identifier
 from memoryapp.models import Memory, MemoryEvidence
 from memoryapp.read.need import NOT_NEEDED
@@ -90,6 +94,51 @@ def search_config(text: str) -> str:
     configured = [(language, p) for (language, _), p in zip(ranked, chance, strict=True) if language in SEARCH_CONFIGS]
     language, p = configured[0]
     return SEARCH_CONFIGS[language] if p / sum(q for _, q in configured) >= AMONG_CONFIGURED_CONFIDENCE else "simple"
+
+
+# A question mark in any script: Latin and Cyrillic, full-width (CJK), Arabic, and Spanish's opening one.
+_QUESTION_MARK = re.compile("[?\uff1f\u061f\u00bf]")
+
+
+def asks(text: str) -> bool:
+    """Does the turn ask a question ("What did the plumber say about the boiler?", "¿Qué hotel
+    reservamos?", "横浜での撮影はいつですか？", "what was that place called")? A question mark
+    in the user's own words (not in a quotation or code), in any script; or, in English, every
+    sentence opening with a question word."""
+    return bool(_QUESTION_MARK.search(own_words(text))) or asks_outright(text)
+
+
+# What a turn does (`turn_form`).
+QUESTION = "question"
+REQUEST = "request"
+STATEMENT = "statement"
+
+
+def turn_form(text: str) -> str:
+    """What a turn does, as the chat history reference reads it: asks a question (`asks`), asks the
+    assistant for something (memoryapp.grammar.requests_something; a question of how to do
+    something or whether to, memoryapp.grammar.asks_how_to, is a request for advice), or only
+    tells. A turn in a language the parser does not read and with no question mark cannot be told
+    apart from one that only tells, and is read as one: a missed excerpt costs a detail the
+    memories may still give, a wrong one is memory out of turn."""
+    if asks(text):
+        return REQUEST if asks_how_to(text) else QUESTION
+    return REQUEST if requests_something(text) else STATEMENT
+
+
+def excerpt_floor(text: str, embedding_model: str) -> float | None:
+    """The similarity a past turn must reach to be quoted to this turn, or None when nothing is.
+    A question asks for something the user said before, and a past turn on its subject is what
+    it asks for: the model's `history_question_floor`. A request ("Plan my week around my
+    shifts.") is served by what the user said of it: `history_floor`, the higher. A turn that only
+    tells something ("I'm cooking dinner for friends tonight.") asks for nothing of the past, and
+    a past turn like it (a dinner months ago) is another occasion, memory out of turn: none."""
+    form = turn_form(text)
+    if form == QUESTION:
+        return thresholds.history_question_floor(embedding_model)
+    if form == REQUEST:
+        return thresholds.history_floor(embedding_model)
+    return None
 
 
 _TURN = Turn._meta.db_table
@@ -246,12 +295,15 @@ def history_for_turn(
     *, user: User, text: str, read: TurnRead, conversation: Conversation, known_turn_ids: Sequence[int] = ()
 ) -> list[Excerpt]:
     """The excerpts of the user's past conversations for a turn of `conversation`, given what its
-    read path found (`read`): at most CHAT_HISTORY_EXCERPTS that clear the model's floor
-    (`thresholds.history_floor`), a restatement of the turn itself and the turns in `known_turn_ids`
-    (those the reply's memories were learned from) left out. None for a turn that
-    needs no memory (the same decision as for memories) or that asks what is remembered about the
-    user (the memories answer that)."""
+    read path found (`read`): at most CHAT_HISTORY_EXCERPTS that clear the turn's floor
+    (`excerpt_floor`), a restatement of the turn itself and the turns in `known_turn_ids` (those
+    the reply's memories were learned from) left out. None for a turn that needs no memory (the
+    same decision as for memories), that only tells something, or that asks what is remembered
+    about the user (the memories answer that)."""
     if read.vector is None or read.profile or read.need == NOT_NEEDED or not settings.CHAT_HISTORY_EXCERPTS:
+        return []
+    floor = excerpt_floor(text, read.embedding_model)
+    if floor is None:
         return []
     found = history_nearest(
         user=user,
@@ -261,7 +313,7 @@ def history_for_turn(
         exclude_conversation_id=conversation.pk,
         exclude_turn_ids=known_turn_ids,
         k=settings.CHAT_HISTORY_EXCERPTS,
-        min_sim=thresholds.history_floor(read.embedding_model),
+        min_sim=floor,
     )
     # A past turn that says what this one says (the same question asked again) tells the reply
     # nothing new: at the model's paraphrase similarity, it is left out.

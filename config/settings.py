@@ -173,7 +173,7 @@ REST_FRAMEWORK = {
     # Bodies are JSON (any other type is a 415; the token endpoint also takes a form); nested past
     # 64 levels is a 400 before parsing (the decoder would recurse into a 500).
     "DEFAULT_PARSER_CLASSES": ["core.api.BoundedJSONParser"],
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
+    "DEFAULT_PAGINATION_CLASS": "core.api.PageNumberPagination",
     "PAGE_SIZE": 25,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
 }
@@ -313,6 +313,7 @@ MEMORY_THRESHOLDS = {
         # not calibrated to the target: this English encoder gives 0.067 of the suite's probes
         # needing nothing an excerpt at 0.5 (`evaluate_memory --history`)
         "history_floor": 0.5,
+        "history_question_floor": 0.5,
     },
     # Calibrated on the suite the same way: set between the paraphrases and the different values
     # of one attribute (`evaluate_memory --calibrate`; the measurement log in docs/quality/).
@@ -324,9 +325,11 @@ MEMORY_THRESHOLDS = {
         "question_offset": 0.05,
         "recall_gap": 0.11,
         "paraphrase": 0.88,
-        # `evaluate_memory --history` on the suite: the best F1 of evidence found and excerpts
-        # that are evidence at which at most 0.02 of the probes needing nothing get an excerpt.
+        # `evaluate_memory --history` on the suite: the pair with the best F1 of evidence found
+        # and excerpts that are evidence at which at most 0.02 of the probes needing nothing get
+        # an excerpt (a request's floor, and a question's: chat.history.excerpt_floor).
         "history_floor": 0.34,
+        "history_question_floor": 0.32,
     },
     "default": {
         "write_gate": 0.62,
@@ -337,6 +340,7 @@ MEMORY_THRESHOLDS = {
         "recall_gap": 0.2,
         "paraphrase": 0.95,
         "history_floor": 0.85,
+        "history_question_floor": 0.85,
     },
 }
 # Cosine similarities, so within [-1, 1]; None means "the embedding model's own value".
@@ -365,6 +369,7 @@ CHAT_MAX_TURN_CHARS = 8000
 CHAT_HISTORY_EXCERPTS = env_int("CHAT_HISTORY_EXCERPTS", 3, minimum=0, maximum=10)
 CHAT_HISTORY_TOKENS = env_int("CHAT_HISTORY_TOKENS", 400, minimum=50)
 CHAT_HISTORY_FLOOR = env_float("CHAT_HISTORY_FLOOR", None, minimum=-1.0, maximum=1.0)
+CHAT_HISTORY_QUESTION_FLOOR = env_float("CHAT_HISTORY_QUESTION_FLOOR", None, minimum=-1.0, maximum=1.0)
 
 # Requests per window, counted in PostgreSQL (core/ratelimit.py): (limit, seconds, what).
 RATE_LIMITS = {

@@ -1,5 +1,6 @@
 """Pieces every REST API of the project shares: strict text fields, the common error answers, a
-JSON parser with a depth bound, and the reading of a request's body."""
+JSON parser with a depth bound, the reading of a request's body, and page numbers that refuse an
+empty page."""
 
 from __future__ import annotations
 
@@ -10,8 +11,8 @@ from django import forms
 from django.core.validators import ProhibitNullCharactersValidator
 from drf_spectacular.extensions import OpenApiSerializerFieldExtension
 from drf_spectacular.utils import OpenApiResponse
-from rest_framework import serializers
-from rest_framework.exceptions import ParseError
+from rest_framework import pagination, serializers
+from rest_framework.exceptions import NotFound, ParseError
 from rest_framework.fields import empty
 from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
@@ -178,3 +179,13 @@ def _too_deep(body: bytes) -> bool:
         elif byte in (0x5D, 0x7D):  # ] }
             depth -= 1
     return False
+
+
+class PageNumberPagination(pagination.PageNumberPagination):
+    """DRF's page numbers, except that a `page` given empty is the invalid page it is (404, as
+    for "abc" or 0), not the first: the schema says a page is an integer."""
+
+    def get_page_number(self, request: Request, paginator: Any) -> Any:
+        if request.query_params.get(self.page_query_param) == "":
+            raise NotFound(self.invalid_page_message)
+        return super().get_page_number(request, paginator)

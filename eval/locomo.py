@@ -22,7 +22,7 @@ from pathlib import Path
 from django.contrib.auth import get_user_model
 from tqdm import tqdm
 
-from chat.history import history_nearest
+from chat.history import excerpt_floor, history_nearest
 from chat.models import Turn
 from chat.services import conversation_create, turn_append
 from core.llm import ModelUnavailable
@@ -32,7 +32,6 @@ from memoryapp.embeddings import get_embedder
 from memoryapp.models import Memory, MemoryEvidence
 from memoryapp.read.need import NOT_NEEDED, turn_need
 from memoryapp.read.recall import nearest_for_turn
-from memoryapp.thresholds import history_floor
 from memoryapp.write import remember
 
 LOCOMO_CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
@@ -252,7 +251,8 @@ def run_locomo(path: Path | str, *, samples: int | None = None, progress: bool =
             vector = embedder.embed([probe])[0]
             recalled = nearest_for_turn(users[subject], probe, vector, embedder.name, k=max(LOCOMO_KS))
             past = []
-            if turn_need(probe, vector, embedder.name) != NOT_NEEDED:
+            floor = excerpt_floor(probe, embedder.name)
+            if floor is not None and turn_need(probe, vector, embedder.name) != NOT_NEEDED:
                 past = [
                     {dia_of_turn.get(excerpt.turn.pk)}
                     for excerpt in history_nearest(
@@ -262,7 +262,7 @@ def run_locomo(path: Path | str, *, samples: int | None = None, progress: bool =
                         embedding_model=embedder.name,
                         exclude_conversation_id=asked_in[subject].pk,
                         k=max(LOCOMO_KS),
-                        min_sim=history_floor(embedder.name),
+                        min_sim=floor,
                     )
                 ]
             sources = [

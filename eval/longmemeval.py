@@ -29,7 +29,7 @@ from pathlib import Path
 from django.contrib.auth import get_user_model
 from tqdm import tqdm
 
-from chat.history import history_nearest
+from chat.history import excerpt_floor, history_nearest
 from chat.models import Turn
 from chat.services import conversation_create, turn_append
 from core.llm import ModelUnavailable
@@ -40,7 +40,6 @@ from memoryapp.embeddings import get_embedder
 from memoryapp.models import MemoryEvidence
 from memoryapp.read.need import NOT_NEEDED, turn_need
 from memoryapp.read.recall import nearest_for_turn
-from memoryapp.thresholds import history_floor
 from memoryapp.write import remember
 
 K = 10
@@ -112,7 +111,6 @@ def run_longmemeval(path: Path | str, *, samples: int | None = None, progress: b
     questions = sample(load_questions(path), samples)
     report = LongMemEvalReport()
     embedder = get_embedder()
-    floor = history_floor(embedder.name)
     user_model = get_user_model()
     bar = tqdm(
         total=len(questions), desc="LongMemEval questions", unit="question", disable=not progress, file=sys.stderr
@@ -151,20 +149,24 @@ def run_longmemeval(path: Path | str, *, samples: int | None = None, progress: b
             )
             for item in recalled
         ]
-        needed = turn_need(probe, vector, embedder.name) != NOT_NEEDED
-        turns = [
-            {excerpt.turn.pk}
-            for excerpt in history_nearest(
-                user=user,
-                text=probe,
-                vector=vector,
-                embedding_model=embedder.name,
-                exclude_conversation_id=asked_in.pk,
-                k=K,
-                min_sim=floor,
-            )
-        ]
-        turns = turns if needed else []
+        floor = excerpt_floor(probe, embedder.name)
+        needed = turn_need(probe, vector, embedder.name) != NOT_NEEDED and floor is not None
+        turns = (
+            [
+                {excerpt.turn.pk}
+                for excerpt in history_nearest(
+                    user=user,
+                    text=probe,
+                    vector=vector,
+                    embedding_model=embedder.name,
+                    exclude_conversation_id=asked_in.pk,
+                    k=K,
+                    min_sim=floor,
+                )
+            ]
+            if needed and floor is not None
+            else []
+        )
         nearest = [
             {excerpt.turn.pk}
             for excerpt in history_nearest(

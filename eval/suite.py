@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -77,11 +78,25 @@ class Probe:
 
 
 @dataclass(frozen=True)
+class PastTurn:
+    """A turn for the chat history reference alone: an event of the user's life that is no durable
+    fact ("The plumber said the boiler's valve needs replacing."), named by `events`."""
+
+    text: str
+    events: tuple[str, ...]
+    lang: str = "en"
+
+
+@dataclass(frozen=True)
 class SuiteUser:
     name: str
     facts: dict[str, ExpectedFact]
     turns: tuple[SuiteTurn, ...]
     probes: tuple[Probe, ...]
+    # The chat history reference's cases (eval/history.py): past turns, said after `turns`, and
+    # probes whose evidence is a past turn (an event, or a fact's turn) or, for `expect: []`, none.
+    past: tuple[PastTurn, ...] = ()
+    recollections: tuple[Probe, ...] = ()
 
     def classify(self, memory_text: str) -> str | None:
         """The labelled fact a stored memory states, or None when it states none of them.
@@ -123,7 +138,7 @@ class Suite:
         return sum(len(u.probes) for u in self.users)
 
 
-def _keys(raw: object, known: dict[str, ExpectedFact], where: str, noun: str = "expected facts") -> tuple[str, ...]:
+def _keys(raw: object, known: Collection[str], where: str, noun: str = "expected facts") -> tuple[str, ...]:
     if not isinstance(raw, list) or not all(isinstance(k, str) for k in raw):
         raise SuiteError(f"{where}: expected a list of fact keys")
     unknown = [k for k in raw if k not in known]
@@ -137,6 +152,34 @@ def _label(raw: dict, key: str, where: str) -> str:
     if not isinstance(value, str):
         raise SuiteError(f"{where}: {key} must be a string")
     return value
+
+
+def _history(raw: object, facts: dict[str, ExpectedFact], name: str) -> tuple[tuple[PastTurn, ...], tuple[Probe, ...]]:
+    """A user's `history` section: past turns naming their events, and probes expecting events or facts."""
+    if not isinstance(raw, dict):
+        raise SuiteError(f"{name}: history must be an object")
+    past = []
+    for n, t in enumerate(raw.get("turns", []), start=1):
+        events = t.get("events", [])
+        if not isinstance(events, list) or not events or not all(isinstance(e, str) and e for e in events):
+            raise SuiteError(f"{name} past turn {n}: events must be a non-empty list of ids")
+        clash = [e for e in events if e in facts]
+        if clash:
+            raise SuiteError(f"{name} past turn {n}: events that are also fact ids: {clash}")
+        past.append(
+            PastTurn(text=t["text"], events=tuple(events), lang=_label(t, "lang", f"{name} past turn {n}") or "en")
+        )
+    known = set(facts) | {e for t in past for e in t.events}
+    recollections = tuple(
+        Probe(
+            text=p["text"],
+            expect=_keys(p.get("expect", []), known, f"{name} recollection {n}", "facts or past events"),
+            kind=_label(p, "kind", f"{name} recollection {n}"),
+            lang=_label(p, "lang", f"{name} recollection {n}") or "en",
+        )
+        for n, p in enumerate(raw.get("probes", []), start=1)
+    )
+    return tuple(past), recollections
 
 
 def load_suite(path: Path | str = DEFAULT_SUITE) -> Suite:
@@ -187,7 +230,10 @@ def load_suite(path: Path | str = DEFAULT_SUITE) -> Suite:
         unstated = set(facts) - {k for t in turns for k in (*t.facts, *t.optional)}
         if unstated:
             raise SuiteError(f"{name}: facts no turn states: {sorted(unstated)}")
-        users.append(SuiteUser(name=name, facts=facts, turns=turns, probes=probes))
+        past, recollections = _history(raw_user.get("history", {}), facts, name)
+        users.append(
+            SuiteUser(name=name, facts=facts, turns=turns, probes=probes, past=past, recollections=recollections)
+        )
     if len({u.name for u in users}) != len(users):
         raise SuiteError(f"{path}: user names must be unique")
     invented, misattributed = (

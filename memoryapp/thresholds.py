@@ -26,8 +26,13 @@ def recall_floor(model: str) -> float:
 
 def history_floor(model: str) -> float:
     """Minimum cosine similarity of a past turn to the current one for the chat history reference
-    to quote it (chat.history)."""
+    to quote it to a turn that states or requests something (chat.history)."""
     return _for_model(model, "history_floor", settings.CHAT_HISTORY_FLOOR)
+
+
+def history_question_floor(model: str) -> float:
+    """The same for a turn that asks a question (chat.history.asks); never above `history_floor`."""
+    return min(_for_model(model, "history_question_floor", settings.CHAT_HISTORY_QUESTION_FLOOR), history_floor(model))
 
 
 def sensitive_floor(model: str) -> float:

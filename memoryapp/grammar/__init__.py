@@ -64,6 +64,7 @@ from memoryapp.grammar.parsing import (
     recognise,
 )
 from memoryapp.grammar.turns import (
+    asks_how_to,
     asks_outright,
     code_spans,
     forget_object,
@@ -71,6 +72,7 @@ from memoryapp.grammar.turns import (
     only_asks,
     only_asks_abroad,
     only_asks_for_something,
+    requests_something,
     speaks_of_anyone,
 )
 
@@ -87,6 +89,7 @@ __all__ = [
     "aged_relations",
     "analyse",
     "as_user_sentence",
+    "asks_how_to",
     "asks_outright",
     "claim",
     "code_spans",
@@ -108,6 +111,7 @@ __all__ = [
     "parser",
     "past_tense_verb",
     "recognise",
+    "requests_something",
     "restated_question",
     "reversed_comparison",
     "says_more",

@@ -1,5 +1,5 @@
 """What kind of turn it is, whatever it states: a question or request only, one that speaks of
-anyone, a request to forget and what it names.
+anyone, one that asks the assistant for something, a request to forget and what it names.
 """
 
 from __future__ import annotations
@@ -19,8 +19,45 @@ from memoryapp.grammar.parsing import (
     FIRST_PERSON,
     _is_imperative,
     _negated,
+    analyse,
+    looks_english,
     own_words,
 )
+
+
+def requests_something(text: str) -> bool | None:
+    """Does an English turn ask the assistant for something? A sentence whose verb is an
+    imperative ("Plan my week around my shifts.", "Help me prepare for my exam.", "Please
+    suggest a film.") or a word of asking for advice ("Any ideas for dinner tonight.", "I need tips
+    for my interview."), in the user's own words. False for a turn that only tells ("I'm
+    grading essays all weekend."); None for a turn that is not English (no parse to tell)."""
+    doc = analyse(own_words(text))
+    if not [t for t in doc if t.is_alpha] or not looks_english(doc):
+        return None
+    advice = lexicon.words("advice")
+    # an imperative is the verb's base form as written: "Picked up an extra shift." drops its "I"
+    return any(
+        _is_imperative(sentence.root) and sentence.root.lower_ == sentence.root.lemma_.lower() for sentence in doc.sents
+    ) or any((t.lower_ in advice or t.lemma_.lower() in advice) and not _users_own_doing(t) for t in doc)
+
+
+def _users_own_doing(word: Token) -> bool:
+    """A verb whose subject is the user: "I picked up a shift" tells what they did, asks nothing."""
+    return word.pos_ in {"VERB", "AUX"} and any(
+        c.dep_ in {"nsubj", "nsubjpass"} and c.lower_ in FIRST_PERSON for c in word.children
+    )
+
+
+# "How do I ...", "How can we ...", "Should I ...", "Can I ...": asking what to do or whether one
+# may, in the first person, now; "How did I ..." asks what was.
+_HOW_TO = re.compile(r"^\W*(?:how\s+(?:do|can|could|should|would)|should|can|could)\s+(?:i|we)\b", re.I)
+
+
+def asks_how_to(text: str) -> bool:
+    """Does an English turn ask how to do something, or whether the user should or may ("How do I
+    fold a fitted sheet?", "Should I shoot weddings in RAW or JPEG?", "Can I freeze cooked
+    rice?")? Such a question asks for a method or advice, not for anything the user said."""
+    return bool(_HOW_TO.match(own_words(text)))
 
 
 def only_asks(text: str) -> bool:

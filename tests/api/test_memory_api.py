@@ -102,6 +102,13 @@ def test_list_is_newest_first_live_only_and_paginated(alice_api, alice):
     assert "embedding" not in keys(first)
 
 
+@pytest.mark.parametrize("page", ["", "abc", "0", "3"])
+def test_a_page_that_is_not_one_is_404(alice_api, alice, page):
+    remember(alice, user_turn(alice, "I live in Lisbon."))
+    response = alice_api.get(LIST, {"page": page})
+    assert response.status_code == 404 and "Invalid page" in response.json()["detail"]
+
+
 def test_list_filters_by_text(alice_api, alice, lisbon):
     remember(alice, user_turn(alice, "I'm vegetarian."))
     response = alice_api.get(LIST, {"q": "lisb"})

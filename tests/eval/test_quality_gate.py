@@ -89,7 +89,9 @@ def test_the_unseen_set_is_as_large_and_varied_as_promised_and_shares_nothing_wi
     assert len(unseen.invented) >= 40 and {"answer", "assistant", "untranslated", "greeting"} <= {
         i.kind for i in unseen.invented
     }
-    seen = {t.text for u in suite.users for t in u.turns} | {p.text for u in suite.users for p in u.probes}
+    seen = {t.text for u in suite.users for t in (*u.turns, *u.past)} | {
+        p.text for u in suite.users for p in (*u.probes, *u.recollections)
+    }
     assert not seen & ({t.text for t in turns} | {p.text for p in probes})
 
 
@@ -105,8 +107,8 @@ def test_the_chat_set_is_written_as_people_chat_and_shares_nothing_with_the_othe
         assert kinds[kind] >= 5, kind
     assert len(chats.invented) >= 15 and len(chats.misattributed) >= 10
     others = [load_suite(), load_suite(UNSEEN)]
-    seen = {t.text for s in others for u in s.users for t in u.turns} | {
-        p.text for s in others for u in s.users for p in u.probes
+    seen = {t.text for s in others for u in s.users for t in (*u.turns, *u.past)} | {
+        p.text for s in others for u in s.users for p in (*u.probes, *u.recollections)
     }
     assert not seen & ({t.text for t in turns} | {p.text for p in probes})
 

@@ -208,8 +208,8 @@ class Command(BaseCommand):
             data[name] = {
                 "embedding model": report.embedding_model,
                 "excerpts at most": report.k,
-                "at the floor": report.at(report.floor),
-                **({"sweep": report.sweep()} if name not in REPORTING else {}),
+                "at the floors": report.at(report.floor, report.question_floor),
+                **({"best": report.best(), "sweep": report.sweep()} if name not in REPORTING else {}),
             }
         self.stdout.write(json.dumps(data, indent=2))
 
