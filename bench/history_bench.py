@@ -1,12 +1,18 @@
 """Latency of the chat history reference for a heavy user, in a database of its own.
 
 One user is given N past turns (synthetic: sentences drawn from a fixed vocabulary, each with a
-unit vector of the embedder's dimension stored under its name, indexed by `turn_index` as the
-memory worker indexes a turn), spread over conversations of 20 turns. Probes are real
-sentences embedded by the configured embedder. Timed per probe, each in its own pass:
+vector of the embedder's dimension stored under its name, indexed by `turn_index` as the memory
+worker indexes a turn), spread over conversations of 20 turns. A turn's vector is the sum of its
+words' (a random unit vector per word) and some noise, normalised: turns that share words are
+near, as real sentence embeddings are, which is what an approximate index is built for (random
+vectors are its worst case). Probes are real sentences embedded by the configured embedder.
+Timed per probe, each in its own pass:
 - `statement`: `history_nearest` (the one statement and its floor), vector given;
 - `combined`: the read path of a chat turn as a reply makes it: `read_turn` (embedding, need,
   memories) then `history_for_turn`.
+Exactness: each probe, its vector made from its words as the turns' are, is looked up with the
+approximate index and again with index scans off (an exact sort); the share of the exact top 10
+(and of the exact 30 nearest by embedding) that the statement returns.
 """
 
 from __future__ import annotations
@@ -14,18 +20,30 @@ from __future__ import annotations
 import random
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from django.contrib.auth import get_user_model
-from django.db import connection
+from django.db import connection, transaction
 from tqdm import tqdm
 
 from bench.synthetic import percentiles
-from chat.history import SEARCH_CONFIGS, history_for_turn, history_nearest, turn_index
+from chat.history import (
+    CANDIDATES,
+    SEARCH_CONFIGS,
+    Excerpt,
+    history_for_turn,
+    history_nearest,
+    history_plan,
+    turn_index,
+)
 from chat.models import Conversation, Turn
 from chat.services import conversation_create
 from memoryapp.embeddings import get_embedder
 from memoryapp.read.recall import read_turn
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 _WORDS = (
     "dinner plumber boiler valve garden trip Lisbon Porto dentist appointment recipe tiramisu bike race "
@@ -57,19 +75,42 @@ class HistoryBenchResult:
     statement_ms: dict[str, float]
     combined_ms: dict[str, float]
     excerpts_given: int
+    top10_exact: float  # share of the exact statement's top 10 that the approximate one returns
+    nearest30_exact: float  # share of the exact 30 nearest by embedding among the approximate 30
+    plan: str  # EXPLAIN (ANALYZE, BUFFERS) of the statement for the first probe
+
+
+NOISE = 0.5  # the length of a turn's noise against one word's vector
 
 
 def _sentence(rng: random.Random) -> str:
     return "I " + " ".join(rng.choice(_WORDS) for _ in range(rng.randint(8, 24))) + "."
 
 
-def seed_turns(*, turns: int, seed: int = 7, batch: int = 2000, progress: bool = True) -> tuple[object, int]:
+def _word_vectors(dimension: int, seed: int) -> dict[str, np.ndarray]:
+    draw = np.random.default_rng(seed + 1)
+    vectors = draw.standard_normal((len(_WORDS), dimension)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    return dict(zip(_WORDS, vectors, strict=True))
+
+
+def _vector_of(text: str, words: dict[str, np.ndarray], noise: np.random.Generator) -> np.ndarray:
+    """A text's synthetic vector: its vocabulary words' vectors summed, plus noise, normalised."""
+    dimension = len(next(iter(words.values())))
+    found = [words[w] for w in text.lower().replace("?", " ").replace(".", " ").split() if w in words]
+    shake = noise.standard_normal(dimension).astype(np.float32)
+    vector = np.sum(found, axis=0) + NOISE * shake / np.linalg.norm(shake) if found else shake
+    return vector / np.linalg.norm(vector)
+
+
+def seed_turns(*, turns: int, seed: int = 7, batch: int = 2000, progress: bool = True) -> tuple[User, int]:
     """A user with `turns` indexed past turns; returns the user and the dimension used."""
     embedder = get_embedder()
     dimension = int(embedder.embed(["dimension"]).shape[1])
     user = get_user_model().objects.create_user(username=f"bench-history-{turns}")
     rng = random.Random(seed)
-    vectors = np.random.default_rng(seed)
+    noise = np.random.default_rng(seed)
+    words = _word_vectors(dimension, seed)
     bar = tqdm(total=turns, desc="past turns", unit="turn", disable=not progress)
     made = 0
     while made < turns:
@@ -91,9 +132,8 @@ def seed_turns(*, turns: int, seed: int = 7, batch: int = 2000, progress: bool =
                 )
             )
         created = Turn.objects.bulk_create(rows)
-        unit = vectors.standard_normal((size, dimension)).astype(np.float32)
-        unit /= np.linalg.norm(unit, axis=1, keepdims=True)
-        for turn, vector in zip(created, unit, strict=True):
+        for turn in created:
+            vector = _vector_of(turn.content, words, noise)
             turn_index(user=user, turn=turn, vector=vector, embedding_model=embedder.name, config=SEARCH_CONFIGS["en"])
         made += size
         bar.update(size)
@@ -104,8 +144,37 @@ def seed_turns(*, turns: int, seed: int = 7, batch: int = 2000, progress: bool =
     return user, dimension
 
 
-def run_history_bench(*, turns: int, repeats: int = 5, progress: bool = True) -> HistoryBenchResult:
-    user, _ = seed_turns(turns=turns, progress=progress)
+def _exactness(user: User, asked_in: Conversation, dimension: int, seed: int) -> tuple[float, float]:
+    """The shares of the exact top 10 and 30 nearest that the approximate statement returns."""
+    model = get_embedder().name
+    words, noise = _word_vectors(dimension, seed), np.random.default_rng(seed + 2)
+    top, nearest = [], []
+    for text in PROBES:
+        vector = _vector_of(text, words, noise)
+        found: dict[bool, list[Excerpt]] = {}
+        for sorted_exactly in (False, True):
+            with transaction.atomic():
+                if sorted_exactly:
+                    with connection.cursor() as cursor:
+                        cursor.execute("SELECT set_config('enable_indexscan', 'off', true)")
+                found[sorted_exactly] = history_nearest(
+                    user=user,
+                    text=text,
+                    vector=vector,
+                    embedding_model=model,
+                    exclude_conversation_id=asked_in.pk,
+                    k=CANDIDATES * 2,
+                    min_sim=-1.0,
+                )
+        approximate, exact = found[False], found[True]
+        top.append(len({e.turn.pk for e in approximate[:10]} & {e.turn.pk for e in exact[:10]}) / 10)
+        by_embedding = [{e.turn.pk for e in excerpts if e.dense_rank is not None} for excerpts in (approximate, exact)]
+        nearest.append(len(by_embedding[0] & by_embedding[1]) / max(1, len(by_embedding[1])))
+    return float(np.mean(top)), float(np.mean(nearest))
+
+
+def run_history_bench(*, turns: int, repeats: int = 5, progress: bool = True, seed: int = 7) -> HistoryBenchResult:
+    user, dimension = seed_turns(turns=turns, progress=progress, seed=seed)
     embedder = get_embedder()
     asked_in = conversation_create(user=user, title="probes")
     vectors = embedder.embed(PROBES)
@@ -136,10 +205,21 @@ def run_history_bench(*, turns: int, repeats: int = 5, progress: bool = True) ->
             found = history_for_turn(user=user, text=text, read=read, conversation=asked_in)
             combined.append(time.perf_counter() - started)
             given += len(found)
+    top10, nearest30 = _exactness(user, asked_in, dimension, seed)
     return HistoryBenchResult(
         turns=turns,
         probes=len(statement),
         statement_ms=percentiles(statement),
         combined_ms=percentiles(combined),
         excerpts_given=given,
+        top10_exact=top10,
+        nearest30_exact=nearest30,
+        plan=history_plan(
+            user=user,
+            text=PROBES[0],
+            vector=vectors[0],
+            embedding_model=embedder.name,
+            exclude_conversation_id=asked_in.pk,
+            k=3,
+        ),
     )

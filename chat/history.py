@@ -8,9 +8,10 @@ later conversation may quote them.
   declined (a secret, a request to forget) and a turn said in a temporary chat or while memory
   was paused are never indexed; redacting a turn drops its index.
 - **Finding.** One statement, the owner inside each of its parts: the user's nearest turns by
-  embedding (an exact sort) and their best by full-text rank, fused by reciprocal rank. Left
-  out: the current conversation, temporary chats, redacted turns, and a turn that stated a
-  memory the user has since deleted (they asked for it to be forgotten).
+  embedding (through an approximate index per embedding model for a user with many turns, an
+  exact sort for the rest, as the planner judges) and their best by full-text rank, fused by
+  reciprocal rank. Left out: the current conversation, temporary chats, redacted turns, and a
+  turn that stated a memory the user has since deleted (they asked for it to be forgotten).
 - **The floor** comes after the limit, as for memories: an excerpt is given only when its own
   similarity to the turn clears its floor; a full-text match alone is a near miss. A turn that
   needs no memory gets no excerpt (memoryapp.read.need), and what it may get depends on what it
@@ -20,6 +21,9 @@ later conversation may quote them.
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import logging
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -27,7 +31,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 from django.conf import settings
-from django.db import connection
+from django.db import OperationalError, connection, transaction
 from django.db.models import Exists, OuterRef
 
 from chat.models import Conversation, HistoryRecall, Turn
@@ -40,6 +44,8 @@ from memoryapp.read.recall import TurnRead, vector_literal
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
+
+logger = logging.getLogger(__name__)
 
 # py3langid's language codes for which PostgreSQL ships a snowball configuration; a turn in any
 # other language, or one too short to tell, is indexed with `simple` (lower-cased words).
@@ -145,6 +151,49 @@ _TURN = Turn._meta.db_table
 _CONVERSATION = Conversation._meta.db_table
 
 
+def vector_index_name(embedding_model: str, dims: int) -> str:
+    """The approximate index of one embedding model's turns: a readable part and a digest of the name."""
+    slug = re.sub(r"[^a-z0-9]+", "_", embedding_model.lower()).strip("_")[:24]
+    digest = hashlib.sha256(f"{embedding_model}:{dims}".encode()).hexdigest()[:8]
+    return f"turn_hnsw_{slug}_{int(dims)}_{digest}"
+
+
+_INDEXED: set[tuple[str, int]] = set()
+# How long making a model's index may wait for the table's lock before it is left for the next turn.
+INDEX_LOCK_TIMEOUT = "2s"
+
+
+def vector_index(*, embedding_model: str, dims: int) -> bool:
+    """Make sure one embedding model's turns have their approximate (HNSW, cosine) index; says
+    whether they have. An HNSW index needs vectors of one dimension, and the column holds any
+    model's, so each model has an expression index of its own, partial on its name. It is made in
+    a transaction of its own once the model's first turn is indexed (`turn_index`), when it covers
+    one turn and takes no time (chat migration 0011 makes it for turns indexed before); a lock the
+    table cannot get within INDEX_LOCK_TIMEOUT leaves it for a later turn. Once there, it is not
+    looked up again in this process."""
+    if (embedding_model, dims) in _INDEXED:
+        return True
+    name = vector_index_name(embedding_model, dims)
+    try:
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT set_config('lock_timeout', %s, true), pg_advisory_xact_lock(hashtext(%s)), to_regclass(%s)",
+                [INDEX_LOCK_TIMEOUT, name, name],
+            )
+            if cursor.fetchone()[2] is None:
+                cursor.execute(
+                    f"""CREATE INDEX IF NOT EXISTS {connection.ops.quote_name(name)} ON {_TURN}
+                        USING hnsw ((embedding::vector({int(dims)})) vector_cosine_ops)
+                        WHERE embedding_model = %s AND embedding IS NOT NULL""",
+                    [embedding_model],
+                )
+    except OperationalError:
+        logger.warning("history: the index %s was not made this time (the table was busy)", name)
+        return False
+    _INDEXED.add((embedding_model, dims))
+    return True
+
+
 def turn_index(
     *, user: User, turn: Turn, vector: Sequence[float] | np.ndarray, embedding_model: str, config: str = ""
 ) -> bool:
@@ -153,6 +202,9 @@ def turn_index(
     written whatever the language a probe is read in). A redacted turn, or another user's, is left
     alone. Says whether it was indexed."""
     config = config or search_config(turn.content)
+    if (embedding_model, len(vector)) not in _INDEXED:
+        # after the turn's transaction: an index cannot be made in one that has written rows
+        transaction.on_commit(functools.partial(vector_index, embedding_model=embedding_model, dims=len(vector)))
     with connection.cursor() as cursor:
         cursor.execute(
             f"""UPDATE {_TURN}
@@ -200,39 +252,128 @@ _ELIGIBLE = f"""
 _FROM = f"{_TURN} t JOIN {_CONVERSATION} c ON c.id = t.conversation_id AND c.user_id = t.user_id"
 # Reciprocal rank fusion's constant: a place among the first few counts little more than the next.
 RRF_K = 60
-_NEAREST = f"""
-    WITH probe AS (SELECT %s::vector AS v, {_QUERY} AS q),
-    dense AS (
-        SELECT t.id, row_number() OVER (ORDER BY t.embedding <=> probe.v, t.id) AS r
-        FROM probe, {_FROM}
-        WHERE {_ELIGIBLE}
-        ORDER BY t.embedding <=> probe.v, t.id
-        LIMIT %s
+# The nearest turns by embedding come from the approximate index of the turns' model
+# (`vector_index`), the probe written into the statement so that the index can order by it, and
+# scanned on past the owner's other turns (iterative scan) until enough of the user's eligible
+# ones are found; a user with few turns is sorted exactly through the B-tree, as the planner picks.
+_NEAREST = """
+    WITH probe AS (SELECT %s::vector AS v, {query} AS q),
+    dense AS MATERIALIZED (
+        SELECT id, row_number() OVER (ORDER BY d, id) AS r
+        FROM (
+            SELECT t.id, t.embedding::vector({dims}) <=> %s::vector({dims}) AS d
+            FROM {turns}
+            WHERE {eligible}
+            ORDER BY d
+            LIMIT %s
+        ) nearest
     ),
     lexical AS (
         SELECT t.id, row_number() OVER (ORDER BY ts_rank(t.search, probe.q, 1) DESC, t.id) AS r
-        FROM probe, {_FROM}
-        WHERE {_ELIGIBLE} AND t.search @@ probe.q
+        FROM probe, {turns}
+        WHERE {eligible} AND t.search @@ probe.q
         ORDER BY ts_rank(t.search, probe.q, 1) DESC, t.id
         LIMIT %s
     ),
     fused AS (
         SELECT id, min(r) FILTER (WHERE source = 'dense') AS dense_rank,
                min(r) FILTER (WHERE source = 'lexical') AS lexical_rank,
-               sum(1.0 / ({RRF_K} + r)) AS score
+               sum(1.0 / ({rrf_k} + r)) AS score
         FROM (SELECT id, r, 'dense' AS source FROM dense UNION ALL SELECT id, r, 'lexical' FROM lexical) ranked
         GROUP BY id
     )
     SELECT t.id, t.conversation_id, t.seq, t.content, t.created_at, c.public_id, c.title,
            1 - (t.embedding <=> probe.v) AS similarity, f.dense_rank, f.lexical_rank
     FROM probe, fused f
-    JOIN {_TURN} t ON t.id = f.id AND t.user_id = %s
-    JOIN {_CONVERSATION} c ON c.id = t.conversation_id AND c.user_id = t.user_id
+    JOIN {turn} t ON t.id = f.id AND t.user_id = %s
+    JOIN {conversation} c ON c.id = t.conversation_id AND c.user_id = t.user_id
     ORDER BY f.score DESC, t.id
     LIMIT %s
 """
+# How many candidates the index yields before the filters (pgvector's `hnsw.ef_search`), and that
+# it goes on past them, its order relaxed (re-sorted above), until enough are found.
+EF_SEARCH = 100
+_SCAN = "SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.ef_search', %s, true)"
+
+
+@functools.cache
+def _nearest_sql(dims: int) -> str:
+    return _NEAREST.format(
+        query=_QUERY,
+        dims=int(dims),
+        turns=_FROM,
+        eligible=_ELIGIBLE,
+        rrf_k=RRF_K,
+        turn=_TURN,
+        conversation=_CONVERSATION,
+    )
+
+
 # How many of each ranking go into the fusion.
 CANDIDATES = 30
+
+
+def _run_nearest(
+    *,
+    user: User,
+    text: str,
+    vector: Sequence[float] | np.ndarray,
+    embedding_model: str,
+    exclude_conversation_id: int | None,
+    k: int,
+    exclude_turn_ids: Sequence[int] = (),
+    explain: bool = False,
+) -> list[tuple]:
+    """The statement's rows (or, with `explain`, its EXPLAIN (ANALYZE, BUFFERS) lines)."""
+    eligible: list[int | str | list[int]] = [
+        user.pk,
+        embedding_model,
+        exclude_conversation_id or 0,
+        list(exclude_turn_ids),
+    ]
+    literal = vector_literal(vector)
+    params: list[int | str | list[int]] = [
+        literal,
+        search_config(text),
+        text,
+        literal,
+        *eligible,
+        CANDIDATES,
+        *eligible,
+        CANDIDATES,
+        user.pk,
+        k,
+    ]
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(_SCAN, [str(EF_SEARCH)])
+        cursor.execute(("EXPLAIN (ANALYZE, BUFFERS) " if explain else "") + _nearest_sql(len(vector)), params)
+        return cursor.fetchall()
+
+
+_VECTOR_LITERAL = re.compile(r"'\[[^\]]*\]'")
+
+
+def history_plan(
+    *,
+    user: User,
+    text: str,
+    vector: Sequence[float] | np.ndarray,
+    embedding_model: str,
+    exclude_conversation_id: int | None,
+    k: int,
+) -> str:
+    """How PostgreSQL runs `history_nearest`'s statement for these arguments, as EXPLAIN (ANALYZE,
+    BUFFERS) prints it (the benchmark's), the probe's vector written as `[...]`."""
+    rows = _run_nearest(
+        user=user,
+        text=text,
+        vector=vector,
+        embedding_model=embedding_model,
+        exclude_conversation_id=exclude_conversation_id,
+        k=k,
+        explain=True,
+    )
+    return "\n".join(_VECTOR_LITERAL.sub("'[...]'", row[0]) for row in rows)
 
 
 def history_nearest(
@@ -248,26 +389,15 @@ def history_nearest(
 ) -> list[Excerpt]:
     """The user's past turns for a turn, best first by fused rank, then the floor: at most k,
     each with a similarity to the turn of at least `min_sim`; none of `exclude_turn_ids`."""
-    eligible: list[int | str | list[int]] = [
-        user.pk,
-        embedding_model,
-        exclude_conversation_id or 0,
-        list(exclude_turn_ids),
-    ]
-    params: list[int | str | list[int]] = [
-        vector_literal(vector),
-        search_config(text),
-        text,
-        *eligible,
-        CANDIDATES,
-        *eligible,
-        CANDIDATES,
-        user.pk,
-        k,
-    ]
-    with connection.cursor() as cursor:
-        cursor.execute(_NEAREST, params)
-        rows = cursor.fetchall()
+    rows = _run_nearest(
+        user=user,
+        text=text,
+        vector=vector,
+        embedding_model=embedding_model,
+        exclude_conversation_id=exclude_conversation_id,
+        k=k,
+        exclude_turn_ids=exclude_turn_ids,
+    )
     excerpts: list[Excerpt] = []
     for turn_id, conversation_id, seq, content, created_at, public_id, title, similarity, dense, lexical in rows:
         if similarity < min_sim:

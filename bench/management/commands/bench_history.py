@@ -31,5 +31,10 @@ class Command(BaseCommand):
             ("read_turn + history_for_turn (combined)", result.combined_ms),
         ):
             self.stdout.write(f"{label:<44} {figures['p50']:8.1f} {figures['p95']:8.1f} {figures['p99']:8.1f}")
+        self.stdout.write(
+            f"exact: {result.top10_exact:.3f} of the exact top 10, {result.nearest30_exact:.3f} of the exact "
+            f"{30} nearest by embedding"
+        )
+        self.stdout.write(f"plan of the statement for the first probe:\n{result.plan}")
         if options["json"]:
             options["json"].write_text(json.dumps(asdict(result), indent=2))
