@@ -7,11 +7,12 @@ later conversation may quote them.
   search configuration where PostgreSQL has one, `simple` otherwise. So a turn the write path
   declined (a secret, a request to forget) and a turn said in a temporary chat or while memory
   was paused are never indexed; redacting a turn drops its index.
-- **Finding.** One statement, the owner inside each of its parts: the user's nearest turns by
-  embedding (through an approximate index per embedding model for a user with many turns, an
-  exact sort for the rest, as the planner judges) and their best by full-text rank, fused by
-  reciprocal rank. Left out: the current conversation, temporary chats, redacted turns, and a
-  turn that stated a memory the user has since deleted (they asked for it to be forgotten).
+- **Finding.** The turn's words as a full-text query, then one statement with the owner inside
+  each of its parts: the user's nearest turns by embedding (through an approximate index per
+  embedding model for a user with many turns, an exact sort for the rest, as the planner judges)
+  and their best by full-text rank, fused by reciprocal rank. Left out: the current
+  conversation, temporary chats, redacted turns, and a turn that stated a memory the user has
+  since deleted (they asked for it to be forgotten).
 - **The floor** comes after the limit, as for memories: an excerpt is given only when its own
   similarity to the turn clears its floor; a full-text match alone is a near miss. A turn that
   needs no memory gets no excerpt (memoryapp.read.need), and what it may get depends on what it
@@ -257,7 +258,7 @@ RRF_K = 60
 # scanned on past the owner's other turns (iterative scan) until enough of the user's eligible
 # ones are found; a user with few turns is sorted exactly through the B-tree, as the planner picks.
 _NEAREST = """
-    WITH probe AS (SELECT %s::vector AS v, {query} AS q),
+    WITH probe AS (SELECT %s::vector AS v),
     dense AS MATERIALIZED (
         SELECT id, row_number() OVER (ORDER BY d, id) AS r
         FROM (
@@ -269,10 +270,10 @@ _NEAREST = """
         ) nearest
     ),
     lexical AS (
-        SELECT t.id, row_number() OVER (ORDER BY ts_rank(t.search, probe.q, 1) DESC, t.id) AS r
-        FROM probe, {turns}
-        WHERE {eligible} AND t.search @@ probe.q
-        ORDER BY ts_rank(t.search, probe.q, 1) DESC, t.id
+        SELECT t.id, row_number() OVER (ORDER BY ts_rank(t.search, %s::tsquery, 1) DESC, t.id) AS r
+        FROM {turns}
+        WHERE {eligible} AND t.search @@ %s::tsquery
+        ORDER BY ts_rank(t.search, %s::tsquery, 1) DESC, t.id
         LIMIT %s
     ),
     fused AS (
@@ -293,13 +294,11 @@ _NEAREST = """
 # How many candidates the index yields before the filters (pgvector's `hnsw.ef_search`), and that
 # it goes on past them, its order relaxed (re-sorted above), until enough are found.
 EF_SEARCH = 100
-_SCAN = "SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.ef_search', %s, true)"
 
 
 @functools.cache
 def _nearest_sql(dims: int) -> str:
     return _NEAREST.format(
-        query=_QUERY,
         dims=int(dims),
         turns=_FROM,
         eligible=_ELIGIBLE,
@@ -332,20 +331,28 @@ def _run_nearest(
         list(exclude_turn_ids),
     ]
     literal = vector_literal(vector)
-    params: list[int | str | list[int]] = [
-        literal,
-        search_config(text),
-        text,
-        literal,
-        *eligible,
-        CANDIDATES,
-        *eligible,
-        CANDIDATES,
-        user.pk,
-        k,
-    ]
     with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute(_SCAN, [str(EF_SEARCH)])
+        # The full-text query first, so that it is a constant in the statement: the planner then
+        # estimates how many turns it matches and joins them accordingly.
+        cursor.execute(
+            f"SELECT {_QUERY}::text, set_config('hnsw.iterative_scan', 'relaxed_order', true), "
+            "set_config('hnsw.ef_search', %s, true)",
+            [search_config(text), text, str(EF_SEARCH)],
+        )
+        query = cursor.fetchone()[0]  # None when no word of the turn is left
+        params: list[int | str | list[int] | None] = [
+            literal,
+            literal,
+            *eligible,
+            CANDIDATES,
+            query,
+            *eligible,
+            query,
+            query,
+            CANDIDATES,
+            user.pk,
+            k,
+        ]
         cursor.execute(("EXPLAIN (ANALYZE, BUFFERS) " if explain else "") + _nearest_sql(len(vector)), params)
         return cursor.fetchall()
 

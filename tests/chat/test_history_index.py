@@ -86,3 +86,20 @@ def test_through_the_index_the_statement_finds_what_an_exact_sort_finds(alice):
                 for excerpt in history_nearest(**asked, exclude_conversation_id=now.pk, k=6, min_sim=-1.0)
             ]
     assert found["index"] == found["exact"] and len(found["exact"]) == len(SAID)
+
+
+def test_a_turn_with_no_word_to_search_is_looked_up_by_embedding_alone(alice):
+    chat(alice, SAID[1])
+    embedder = get_embedder()
+    text = "and the of ?!"  # stop words only: no full-text query at all
+    found = history_nearest(
+        user=alice,
+        text=text,
+        vector=embedder.embed([text])[0],
+        embedding_model=embedder.name,
+        exclude_conversation_id=None,
+        k=3,
+        min_sim=-1.0,
+    )
+    assert [(excerpt.turn.content, excerpt.lexical_rank) for excerpt in found] == [(SAID[1], None)]
+    assert found[0].dense_rank == 1
