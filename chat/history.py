@@ -429,15 +429,22 @@ def history_nearest(
 
 
 def history_for_turn(
-    *, user: User, text: str, read: TurnRead, conversation: Conversation, known_turn_ids: Sequence[int] = ()
+    *,
+    user: User,
+    text: str,
+    read: TurnRead,
+    conversation: Conversation,
+    known_turn_ids: Sequence[int] = (),
+    k: int | None = None,
 ) -> list[Excerpt]:
     """The excerpts of the user's past conversations for a turn of `conversation`, given what its
-    read path found (`read`): at most CHAT_HISTORY_EXCERPTS that clear the turn's floor
+    read path found (`read`): at most `k` (CHAT_HISTORY_EXCERPTS) that clear the turn's floor
     (`excerpt_floor`), a restatement of the turn itself and the turns in `known_turn_ids` (those
     the reply's memories were learned from) left out. None for a turn that needs no memory (the
     same decision as for memories), that only tells something, or that asks what is remembered
     about the user (the memories answer that)."""
-    if read.vector is None or read.profile or read.need == NOT_NEEDED or not settings.CHAT_HISTORY_EXCERPTS:
+    k = settings.CHAT_HISTORY_EXCERPTS if k is None else k
+    if read.vector is None or read.profile or read.need == NOT_NEEDED or not k:
         return []
     floor = excerpt_floor(text, read.embedding_model)
     if floor is None:
@@ -449,7 +456,7 @@ def history_for_turn(
         embedding_model=read.embedding_model,
         exclude_conversation_id=conversation.pk,
         exclude_turn_ids=known_turn_ids,
-        k=settings.CHAT_HISTORY_EXCERPTS,
+        k=k,
         min_sim=floor,
     )
     # A past turn that says what this one says (the same question asked again) tells the reply

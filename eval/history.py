@@ -15,7 +15,9 @@ requests apart, each over its own floor; a turn that only tells something is giv
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
+import numpy as np
 from django.conf import settings
 from django.contrib.auth import get_user_model
 
@@ -25,9 +27,21 @@ from chat.services import conversation_create, turn_append
 from eval.quality import USERNAME_PREFIX
 from eval.suite import Suite
 from memoryapp.embeddings import get_embedder
-from memoryapp.read.need import NOT_NEEDED
-from memoryapp.read.recall import read_turn
+from memoryapp.read.need import NOT_NEEDED, asks_for_profile, turn_need
+from memoryapp.read.recall import TurnRead, memories_for_turn, read_turn
 from memoryapp.thresholds import history_floor, history_question_floor
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+
+
+def chat_read(user: User, text: str, vector: np.ndarray, embedding_model: str, *, k: int) -> TurnRead:
+    """A chat turn's read path with a benchmark's longer list: its k nearest memories (as
+    `nearest_for_turn` finds them) and the need and profile decisions that `history_for_turn` reads,
+    so that a benchmark asks for past turns exactly as a reply does."""
+    need = turn_need(text, vector, embedding_model)
+    recalled, _ = memories_for_turn(user, text, vector, embedding_model, k=k, need=need)
+    return TurnRead(recalled, vector, embedding_model, need=need, profile=asks_for_profile(vector, embedding_model))
 
 
 def index_as_worker(*, user, turn: Turn, vector, embedding_model: str) -> None:

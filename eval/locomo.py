@@ -22,16 +22,14 @@ from pathlib import Path
 from django.contrib.auth import get_user_model
 from tqdm import tqdm
 
-from chat.history import excerpt_floor, history_nearest
+from chat.history import history_for_turn
 from chat.models import Turn
 from chat.services import conversation_create, turn_append
 from core.llm import ModelUnavailable
-from eval.history import index_as_worker
+from eval.history import chat_read, index_as_worker
 from eval.quality import USERNAME_PREFIX
 from memoryapp.embeddings import get_embedder
 from memoryapp.models import Memory, MemoryEvidence
-from memoryapp.read.need import NOT_NEEDED, turn_need
-from memoryapp.read.recall import nearest_for_turn
 from memoryapp.write import remember
 
 LOCOMO_CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
@@ -249,22 +247,14 @@ def run_locomo(path: Path | str, *, samples: int | None = None, progress: bool =
             # The read path of a chat turn (need decision and floors) with a longer list.
             probe = as_asked_by(qa["question"], subject, *(set(speakers) - {subject}))
             vector = embedder.embed([probe])[0]
-            recalled = nearest_for_turn(users[subject], probe, vector, embedder.name, k=max(LOCOMO_KS))
-            past = []
-            floor = excerpt_floor(probe, embedder.name)
-            if floor is not None and turn_need(probe, vector, embedder.name) != NOT_NEEDED:
-                past = [
-                    {dia_of_turn.get(excerpt.turn.pk)}
-                    for excerpt in history_nearest(
-                        user=users[subject],
-                        text=probe,
-                        vector=vector,
-                        embedding_model=embedder.name,
-                        exclude_conversation_id=asked_in[subject].pk,
-                        k=max(LOCOMO_KS),
-                        min_sim=floor,
-                    )
-                ]
+            read = chat_read(users[subject], probe, vector, embedder.name, k=max(LOCOMO_KS))
+            recalled = read.recalled
+            past = [
+                {dia_of_turn.get(excerpt.turn.pk)}
+                for excerpt in history_for_turn(
+                    user=users[subject], text=probe, read=read, conversation=asked_in[subject], k=max(LOCOMO_KS)
+                )
+            ]
             sources = [
                 {
                     dia_of_turn.get(turn_id)

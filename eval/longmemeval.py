@@ -29,17 +29,15 @@ from pathlib import Path
 from django.contrib.auth import get_user_model
 from tqdm import tqdm
 
-from chat.history import excerpt_floor, history_nearest
+from chat.history import history_for_turn, history_nearest
 from chat.models import Turn
 from chat.services import conversation_create, turn_append
 from core.llm import ModelUnavailable
-from eval.history import index_as_worker
+from eval.history import chat_read, index_as_worker
 from eval.locomo import interleaved
 from eval.quality import USERNAME_PREFIX
 from memoryapp.embeddings import get_embedder
 from memoryapp.models import MemoryEvidence
-from memoryapp.read.need import NOT_NEEDED, turn_need
-from memoryapp.read.recall import nearest_for_turn
 from memoryapp.write import remember
 
 K = 10
@@ -140,7 +138,8 @@ def run_longmemeval(path: Path | str, *, samples: int | None = None, progress: b
         probe = question["question"]
         vector = embedder.embed([probe])[0]
         asked_in = conversation_create(user=user, title="question")
-        recalled = nearest_for_turn(user, probe, vector, embedder.name, k=K)
+        read = chat_read(user, probe, vector, embedder.name, k=K)
+        recalled = read.recalled
         memories = [
             set(
                 MemoryEvidence.objects.filter(memory_id=item.memory.pk, user=user)
@@ -149,24 +148,10 @@ def run_longmemeval(path: Path | str, *, samples: int | None = None, progress: b
             )
             for item in recalled
         ]
-        floor = excerpt_floor(probe, embedder.name)
-        needed = turn_need(probe, vector, embedder.name) != NOT_NEEDED and floor is not None
-        turns = (
-            [
-                {excerpt.turn.pk}
-                for excerpt in history_nearest(
-                    user=user,
-                    text=probe,
-                    vector=vector,
-                    embedding_model=embedder.name,
-                    exclude_conversation_id=asked_in.pk,
-                    k=K,
-                    min_sim=floor,
-                )
-            ]
-            if needed and floor is not None
-            else []
-        )
+        turns = [
+            {excerpt.turn.pk}
+            for excerpt in history_for_turn(user=user, text=probe, read=read, conversation=asked_in, k=K)
+        ]
         nearest = [
             {excerpt.turn.pk}
             for excerpt in history_nearest(
