@@ -1,13 +1,19 @@
 """Latency of the chat history reference for a heavy user, in a database of its own.
 
-One user is given N past turns (synthetic: sentences drawn from a fixed vocabulary, each with a
-vector of the embedder's dimension stored under its name, indexed by `turn_index` as the memory
-worker indexes a turn), spread over conversations of 20 turns. A turn's vector is the sum of its
-words' (a random unit vector per word) and some noise, normalised: turns that share words are
-near, as real sentence embeddings are, which is what an approximate index is built for (random
-vectors are its worst case). Probes are real sentences embedded by the configured embedder.
+One user is given N past turns (synthetic: sentences whose words are drawn by Zipf's law from a
+vocabulary of VOCABULARY words, each turn with a vector of the embedder's dimension stored under
+its name, indexed by `turn_index` as the memory worker indexes a turn), spread over conversations
+of 20 turns. The vocabulary is made-up words of three syllables, with the hundred topical words
+the probes use placed at ranks from 30 to 5,000: a word's share of the turns, and so how many
+turns a probe's words match, runs from most of them to a few dozen, as in real text. A turn's
+vector is the sum of its words' (a random direction per word, weighted by its smooth inverse
+frequency) and some noise, normalised: turns that share uncommon words are near, as real sentence
+embeddings are, which is what an approximate index is built for (random vectors are its worst
+case). Probes are real sentences embedded by the configured embedder.
 Timed per probe, each in its own pass:
-- `statement`: `history_nearest` (the one statement and its floor), vector given;
+- `statement`: `history_nearest` (the full-text queries, the one statement and its floor), vector
+  given; and again with every word of the probe matched (CHAT_HISTORY_COMMON_SHARE 1), as before
+  common words only ranked;
 - `combined`: the read path of a chat turn as a reply makes it: `read_turn` (embedding, need,
   memories) then `history_for_turn`.
 Exactness: each probe, its vector made from its words as the turns' are, is looked up with the
@@ -17,6 +23,7 @@ approximate index and again with index scans off (an exact sort); the share of t
 
 from __future__ import annotations
 
+import functools
 import random
 import time
 from dataclasses import dataclass
@@ -25,6 +32,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from django.contrib.auth import get_user_model
 from django.db import connection, transaction
+from django.test import override_settings
 from tqdm import tqdm
 
 from bench.synthetic import percentiles
@@ -46,13 +54,20 @@ if TYPE_CHECKING:
     from django.contrib.auth.models import User
 
 _WORDS = (
-    "dinner plumber boiler valve garden trip Lisbon Porto dentist appointment recipe tiramisu bike race "
-    "marathon training sister brother daughter son school teacher meeting project deadline budget rent "
-    "apartment kitchen paint colour sofa holiday flight hotel museum concert guitar piano lesson book novel "
-    "film series coffee tea bakery market vegetables soup pasta salad cake birthday party wedding gift "
-    "doctor nurse clinic allergy medicine insurance tax invoice client contract laptop phone printer router "
-    "password email calendar weekend morning evening friday saturday sunday monday winter summer rain snow"
-).split()
+    (
+        "dinner plumber boiler valve garden trip Lisbon Porto dentist appointment recipe tiramisu bike race "
+        "marathon training sister brother daughter son school teacher meeting project deadline budget rent "
+        "apartment kitchen paint colour sofa holiday flight hotel museum concert guitar piano lesson book novel "
+        "film series coffee tea bakery market vegetables soup pasta salad cake birthday party wedding gift "
+        "doctor nurse clinic allergy medicine insurance tax invoice client contract laptop phone printer router "
+        "password email calendar weekend morning evening friday saturday sunday monday winter summer rain snow"
+    )
+    .lower()
+    .split()
+)
+VOCABULARY = 20_000
+ZIPF = 1.0  # the r-th commonest word's share of all words is proportional to 1 / r ** ZIPF
+TOPICAL_RANKS = (30, 5000)  # the first and last rank of the topical words
 PROBES = [
     "What was the name of the restaurant where we had that amazing tiramisu?",
     "What did the plumber say about the boiler?",
@@ -73,6 +88,7 @@ class HistoryBenchResult:
     turns: int
     probes: int
     statement_ms: dict[str, float]
+    every_word_ms: dict[str, float]  # the statement, matching by common words too
     combined_ms: dict[str, float]
     excerpts_given: int
     top10_exact: float  # share of the exact statement's top 10 that the approximate one returns
@@ -80,22 +96,59 @@ class HistoryBenchResult:
     plan: str  # EXPLAIN (ANALYZE, BUFFERS) of the statement for the first probe
 
 
-NOISE = 0.5  # the length of a turn's noise against one word's vector
+NOISE = 0.5  # the length of a turn's noise against an uncommon word's vector
 
 
-def _sentence(rng: random.Random) -> str:
-    return "I " + " ".join(rng.choice(_WORDS) for _ in range(rng.randint(8, 24))) + "."
+@dataclass(frozen=True)
+class Vocabulary:
+    words: list[str]  # commonest first
+    cumulative: list[float]  # Zipf's weights, summed, for random.choices
+
+
+@functools.cache
+def vocabulary(seed: int) -> Vocabulary:
+    """The synthetic turns' words: made-up words of three syllables, with the topical words spaced
+    by rank (geometrically) from TOPICAL_RANKS[0] to TOPICAL_RANKS[1]."""
+    rng = random.Random(seed + 3)
+    made: dict[str, None] = {}
+    while len(made) < VOCABULARY - len(_WORDS):
+        word = "".join(rng.choice("bdfgklmnprstvz") + rng.choice("aeiou") for _ in range(3))
+        if word not in _WORDS:
+            made[word] = None
+    words = list(made)
+    topical = _WORDS[:]
+    rng.shuffle(topical)
+    rank = 0
+    for word, wanted in zip(topical, np.geomspace(*TOPICAL_RANKS, num=len(topical)), strict=True):
+        rank = max(rank + 1, int(wanted))
+        words.insert(rank - 1, word)
+    weights = np.cumsum(1.0 / np.arange(1, len(words) + 1) ** ZIPF)
+    return Vocabulary(words=words, cumulative=weights.tolist())
+
+
+def _sentence(rng: random.Random, words: Vocabulary) -> str:
+    return "I " + " ".join(rng.choices(words.words, cum_weights=words.cumulative, k=rng.randint(8, 24))) + "."
+
+
+SIF_A = 1e-3  # smooth inverse frequency's constant
 
 
 def _word_vectors(dimension: int, seed: int) -> dict[str, np.ndarray]:
+    """A random direction per word, weighted by its smooth inverse frequency a / (a + p(word))
+    (Arora, Liang and Ma, 2017): a sentence encoder gives the commonest words little weight, so
+    that turns are near when they share uncommon words, not when they share the commonest."""
+    words = vocabulary(seed).words
     draw = np.random.default_rng(seed + 1)
-    vectors = draw.standard_normal((len(_WORDS), dimension)).astype(np.float32)
+    vectors = draw.standard_normal((len(words), dimension)).astype(np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-    return dict(zip(_WORDS, vectors, strict=True))
+    share = 1.0 / np.arange(1, len(words) + 1) ** ZIPF
+    share /= share.sum()
+    vectors *= (SIF_A / (SIF_A + share))[:, None].astype(np.float32)
+    return dict(zip(words, vectors, strict=True))
 
 
 def _vector_of(text: str, words: dict[str, np.ndarray], noise: np.random.Generator) -> np.ndarray:
-    """A text's synthetic vector: its vocabulary words' vectors summed, plus noise, normalised."""
+    """A text's synthetic vector: its vocabulary words' weighted vectors summed, plus noise, normalised."""
     dimension = len(next(iter(words.values())))
     found = [words[w] for w in text.lower().replace("?", " ").replace(".", " ").split() if w in words]
     shake = noise.standard_normal(dimension).astype(np.float32)
@@ -127,7 +180,7 @@ def seed_turns(*, turns: int, seed: int = 7, batch: int = 2000, progress: bool =
                     user=user,
                     seq=i % TURNS_PER_CONVERSATION + 1,
                     role=Turn.Role.USER,
-                    content=_sentence(rng),
+                    content=_sentence(rng, vocabulary(seed)),
                     memory_state=Turn.MemoryState.DONE,
                 )
             )
@@ -193,12 +246,17 @@ def run_history_bench(*, turns: int, repeats: int = 5, progress: bool = True, se
     for text, vector in zip(PROBES, vectors, strict=True):  # warm: plans, caches, the encoder
         statement_of(text, vector)
         read_turn(user, text)
-    statement, combined, given = [], [], 0
+    statement, every_word, combined, given = [], [], [], 0
     for _ in range(repeats):
         for text, vector in zip(PROBES, vectors, strict=True):
             started = time.perf_counter()
             statement_of(text, vector)
             statement.append(time.perf_counter() - started)
+        with override_settings(CHAT_HISTORY_COMMON_SHARE=1.0):
+            for text, vector in zip(PROBES, vectors, strict=True):
+                started = time.perf_counter()
+                statement_of(text, vector)
+                every_word.append(time.perf_counter() - started)
         for text in PROBES:
             started = time.perf_counter()
             read = read_turn(user, text)
@@ -210,6 +268,7 @@ def run_history_bench(*, turns: int, repeats: int = 5, progress: bool = True, se
         turns=turns,
         probes=len(statement),
         statement_ms=percentiles(statement),
+        every_word_ms=percentiles(every_word),
         combined_ms=percentiles(combined),
         excerpts_given=given,
         top10_exact=top10,

@@ -7,8 +7,9 @@ later conversation may quote them.
   search configuration where PostgreSQL has one, `simple` otherwise. So a turn the write path
   declined (a secret, a request to forget) and a turn said in a temporary chat or while memory
   was paused are never indexed; redacting a turn drops its index.
-- **Finding.** The turn's words as a full-text query, then one statement with the owner inside
-  each of its parts: the user's nearest turns by embedding (through an approximate index per
+- **Finding.** The turn's words as a full-text query (words too common among the indexed turns
+  only rank what the others match, as a common-terms query does), then one statement with the
+  owner inside each of its parts: the user's nearest turns by embedding (through an approximate index per
   embedding model for a user with many turns, an exact sort for the rest, as the planner judges)
   and their best by full-text rank, fused by reciprocal rank. Left out: the current
   conversation, temporary chats, redacted turns, and a turn that stated a memory the user has
@@ -228,17 +229,46 @@ class Excerpt:
     lexical_rank: int | None  # its place by full-text rank, if its words matched
 
 
-# The probe's words as a full-text query: each word that is not a stop word of the probe's
-# configuration, stemmed in it and as written, any of them matching (`|`); NULL when none is left.
-_QUERY = """(
-    SELECT string_agg(quote_literal(lexeme), ' | ')::tsquery
-    FROM (
-        SELECT DISTINCT unnest(d.lexemes || ts_lexize('simple', d.token)) AS lexeme
-        FROM ts_debug(%s::regconfig, %s) d
+# The probe's words as two full-text queries (NULL when no word is left), as a common-terms query
+# makes them: `ranked`, every word that is not a stop word of the probe's configuration, stemmed
+# in it and as written, any of them (`|`), by which the matches are ranked; and `matched`, which
+# turns are ranked at all: those with any of its uncommon words, or, when all of them are common,
+# those with every word (`&`). A word is common when the text search statistics of the turns
+# (ANALYZE's most common lexemes) put one of its lexemes in more than COMMON_SHARE of the
+# indexed turns and in more than COMMON_TURNS of them: it tells turns apart poorly (`ts_rank`
+# does not weigh rarity), and matching on it would rank a large share of a heavy user's turns
+# for every probe. Below those counts (a small table, statistics not yet gathered) no word is.
+# The two are settings: CHAT_HISTORY_COMMON_SHARE and CHAT_HISTORY_COMMON_TURNS.
+_QUERIES = """
+    WITH words AS (
+        SELECT DISTINCT d.token, unnest(d.lexemes || ts_lexize('simple', d.token)) AS lexeme
+        FROM ts_debug(%(config)s::regconfig, %(text)s) d
         WHERE cardinality(d.lexemes) > 0
-    ) words
-    WHERE lexeme IS NOT NULL AND strpos(lexeme, chr(92)) = 0
-)"""
+    ),
+    kept AS (SELECT token, lexeme FROM words WHERE lexeme IS NOT NULL AND strpos(lexeme, chr(92)) = 0),
+    common AS (
+        SELECT e.lexeme
+        FROM pg_stats s
+        JOIN pg_class r ON r.oid = %(table)s::regclass,
+        unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) AS e(lexeme, share)
+        WHERE s.schemaname = current_schema() AND s.tablename = %(table)s AND s.attname = 'search'
+          AND e.lexeme IS NOT NULL  -- the frequencies end with their minimum and maximum
+          AND e.share > %(share)s AND e.share * r.reltuples * (1 - s.null_frac) > %(turns)s
+    ),
+    groups AS (
+        SELECT token, '(' || string_agg(quote_literal(lexeme), ' | ') || ')' AS alternatives,
+               bool_or(lexeme IN (SELECT lexeme FROM common)) AS common
+        FROM kept
+        GROUP BY token
+    )
+    SELECT (SELECT string_agg(DISTINCT quote_literal(lexeme), ' | ') FROM kept)::tsquery::text,
+           coalesce(
+               (SELECT string_agg(alternatives, ' | ') FROM groups WHERE NOT common),
+               (SELECT string_agg(alternatives, ' & ') FROM groups)
+           )::tsquery::text,
+           set_config('hnsw.iterative_scan', 'relaxed_order', true),
+           set_config('hnsw.ef_search', %(ef_search)s, true)
+"""
 # A user's turns that may be quoted to one conversation. The owner is named in each statement
 # and every joined table is tied to it.
 _ELIGIBLE = f"""
@@ -272,7 +302,7 @@ _NEAREST = """
     lexical AS (
         SELECT t.id, row_number() OVER (ORDER BY ts_rank(t.search, %s::tsquery, 1) DESC, t.id) AS r
         FROM {turns}
-        WHERE {eligible} AND t.search @@ %s::tsquery
+        WHERE {eligible} AND t.search @@ %s::tsquery  -- ranked by every word, matched by the uncommon
         ORDER BY ts_rank(t.search, %s::tsquery, 1) DESC, t.id
         LIMIT %s
     ),
@@ -332,23 +362,29 @@ def _run_nearest(
     ]
     literal = vector_literal(vector)
     with transaction.atomic(), connection.cursor() as cursor:
-        # The full-text query first, so that it is a constant in the statement: the planner then
-        # estimates how many turns it matches and joins them accordingly.
+        # The full-text queries first, so that they are constants in the statement: the planner
+        # then estimates how many turns they match and joins them accordingly.
         cursor.execute(
-            f"SELECT {_QUERY}::text, set_config('hnsw.iterative_scan', 'relaxed_order', true), "
-            "set_config('hnsw.ef_search', %s, true)",
-            [search_config(text), text, str(EF_SEARCH)],
+            _QUERIES,
+            {
+                "config": search_config(text),
+                "text": text,
+                "table": _TURN,
+                "share": settings.CHAT_HISTORY_COMMON_SHARE,
+                "turns": settings.CHAT_HISTORY_COMMON_TURNS,
+                "ef_search": str(EF_SEARCH),
+            },
         )
-        query = cursor.fetchone()[0]  # None when no word of the turn is left
+        ranked, matched = cursor.fetchone()[:2]  # None when no word of the turn is left
         params: list[int | str | list[int] | None] = [
             literal,
             literal,
             *eligible,
             CANDIDATES,
-            query,
+            ranked,
             *eligible,
-            query,
-            query,
+            matched,
+            ranked,
             CANDIDATES,
             user.pk,
             k,

@@ -370,6 +370,11 @@ CHAT_HISTORY_EXCERPTS = env_int("CHAT_HISTORY_EXCERPTS", 3, minimum=0, maximum=1
 CHAT_HISTORY_TOKENS = env_int("CHAT_HISTORY_TOKENS", 400, minimum=50)
 CHAT_HISTORY_FLOOR = env_float("CHAT_HISTORY_FLOOR", None, minimum=-1.0, maximum=1.0)
 CHAT_HISTORY_QUESTION_FLOOR = env_float("CHAT_HISTORY_QUESTION_FLOOR", None, minimum=-1.0, maximum=1.0)
+# A probe's word too common to match past turns by (it only ranks those its other words match):
+# in more than this share of the indexed turns and more than this many of them, by the table's
+# statistics (chat.history). A share of 1 matches by every word.
+CHAT_HISTORY_COMMON_SHARE = env_float("CHAT_HISTORY_COMMON_SHARE", 0.01, minimum=0.0, maximum=1.0)
+CHAT_HISTORY_COMMON_TURNS = env_int("CHAT_HISTORY_COMMON_TURNS", 1000, minimum=0)
 
 # Requests per window, counted in PostgreSQL (core/ratelimit.py): (limit, seconds, what).
 RATE_LIMITS = {

@@ -2,7 +2,9 @@
 
 Each question has its own user and history: every session of its haystack becomes a conversation
 with the session's date, and each user turn goes through `remember` and is indexed for the chat
-history reference as the memory worker does. The question is then asked in a new conversation.
+history reference as the memory worker does. The turns' table is then analyzed, as autovacuum
+keeps its statistics (they tell which words are too common to match past turns by), and the
+question is asked in a new conversation.
 Its evidence is the user turns marked `has_answer`; a question whose evidence is only in the
 assistant's turns (the product indexes the user's own words only) or that has none (abstention)
 is skipped. Reported per question type, the share of questions with an evidence turn:
@@ -27,6 +29,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from django.contrib.auth import get_user_model
+from django.db import connection
 from tqdm import tqdm
 
 from chat.history import history_for_turn, history_nearest
@@ -135,6 +138,8 @@ def run_longmemeval(path: Path | str, *, samples: int | None = None, progress: b
                 report.turns += 1
                 if item.get("has_answer"):
                     evidence.add(turn.pk)
+        with connection.cursor() as cursor:  # the text search statistics, as autovacuum keeps them
+            cursor.execute(f"ANALYZE {Turn._meta.db_table}")
         probe = question["question"]
         vector = embedder.embed([probe])[0]
         asked_in = conversation_create(user=user, title="question")

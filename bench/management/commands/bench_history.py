@@ -28,6 +28,7 @@ class Command(BaseCommand):
         self.stdout.write(f"{'milliseconds':<44} {'p50':>8} {'p95':>8} {'p99':>8}")
         for label, figures in (
             ("history_nearest (the statement)", result.statement_ms),
+            ("history_nearest, matching by every word", result.every_word_ms),
             ("read_turn + history_for_turn (combined)", result.combined_ms),
         ):
             self.stdout.write(f"{label:<44} {figures['p50']:8.1f} {figures['p95']:8.1f} {figures['p99']:8.1f}")
