@@ -34,7 +34,8 @@ class Command(BaseCommand):
             self.stdout.write(f"{label:<44} {figures['p50']:8.1f} {figures['p95']:8.1f} {figures['p99']:8.1f}")
         self.stdout.write(
             f"exact: {result.top10_exact:.3f} of the exact top 10, {result.nearest30_exact:.3f} of the exact "
-            f"{30} nearest by embedding"
+            f"{30} nearest by embedding; the exact nearest's similarity at places 1, 10, 30: "
+            + ", ".join(f"{value:.3f}" for value in result.nearest_similarity)
         )
         self.stdout.write(f"plan of the statement for the first probe:\n{result.plan}")
         if options["json"]:
