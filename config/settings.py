@@ -327,7 +327,9 @@ MEMORY_THRESHOLDS = {
         "paraphrase": 0.88,
         # `evaluate_memory --history` on the suite: the pair with the best F1 of evidence found
         # and excerpts that are evidence at which at most 0.02 of the probes needing nothing get
-        # an excerpt (a request's floor, and a question's: chat.history.excerpt_floor).
+        # an excerpt (a request's floor, and a question's: chat.history.excerpt_floor). Since the
+        # suite's advice questions near an unrelated past turn were added, 0.047 of them get one
+        # here, and only floors that lose 0.23 of the evidence meet 0.02 (docs/quality/).
         "history_floor": 0.34,
         "history_question_floor": 0.32,
     },
