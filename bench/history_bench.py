@@ -35,6 +35,7 @@ from django.db import connection, transaction
 from django.test import override_settings
 from tqdm import tqdm
 
+from bench.seed import settle
 from bench.synthetic import percentiles
 from chat.history import (
     CANDIDATES,
@@ -192,11 +193,7 @@ def seed_turns(*, turns: int, seed: int = 7, batch: int = 2000, progress: bool =
         made += size
         bar.update(size)
     bar.close()
-    # as autovacuum leaves a table: statistics gathered, the full-text index's pending entries merged
-    command = "ANALYZE" if connection.in_atomic_block else "VACUUM ANALYZE"
-    with connection.cursor() as cursor:
-        cursor.execute(f"{command} {Turn._meta.db_table}")
-        cursor.execute(f"{command} {Conversation._meta.db_table}")
+    settle(Turn._meta.db_table, Conversation._meta.db_table)  # statistics, the full-text index's pending entries merged
     return user, dimension
 
 

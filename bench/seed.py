@@ -75,8 +75,16 @@ def copy_memories(rows: Iterable[MemoryRow], *, total: int, desc: str, progress:
                  row.source_turn_id, 1, row.created_at, row.created_at, row.created_at, model]
             )  # fmt: skip
             bar.update()
+    settle(Memory._meta.db_table)
+
+
+def settle(*tables: str) -> None:
+    """Leave freshly loaded tables as autovacuum would: statistics gathered and, outside a
+    transaction (VACUUM cannot run in one), dead rows and index pending lists cleared."""
+    command = "ANALYZE" if connection.in_atomic_block else "VACUUM ANALYZE"
     with connection.cursor() as cursor:
-        cursor.execute(f"{'ANALYZE' if connection.in_atomic_block else 'VACUUM ANALYZE'} {Memory._meta.db_table}")
+        for table in tables:
+            cursor.execute(f"{command} {table}")
 
 
 def copy_keys(dataset: Dataset, users: dict[int, int], *, progress: bool = True) -> None:
@@ -109,8 +117,7 @@ def copy_keys(dataset: Dataset, users: dict[int, int], *, progress: bool = True)
                             [ids[position], users[index], key_text(index, position, key), kind, vector, model, now]
                         )
             bar.update(len(keys) * dataset.keys)
-    with connection.cursor() as cursor:
-        cursor.execute(f"{'ANALYZE' if connection.in_atomic_block else 'VACUUM ANALYZE'} {MemoryKey._meta.db_table}")
+    settle(MemoryKey._meta.db_table)
 
 
 def bench_users(dataset: Dataset) -> dict[int, int]:

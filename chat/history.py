@@ -257,13 +257,13 @@ _QUERIES = """
     ),
     groups AS (
         SELECT token, '(' || string_agg(quote_literal(lexeme), ' | ') || ')' AS alternatives,
-               bool_or(lexeme IN (SELECT lexeme FROM common)) AS common
+               bool_or(lexeme IN (SELECT lexeme FROM common)) AS is_common
         FROM kept
         GROUP BY token
     )
     SELECT (SELECT string_agg(DISTINCT quote_literal(lexeme), ' | ') FROM kept)::tsquery::text,
            coalesce(
-               (SELECT string_agg(alternatives, ' | ') FROM groups WHERE NOT common),
+               (SELECT string_agg(alternatives, ' | ') FROM groups WHERE NOT is_common),
                (SELECT string_agg(alternatives, ' & ') FROM groups)
            )::tsquery::text,
            set_config('hnsw.iterative_scan', 'relaxed_order', true),
