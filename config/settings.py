@@ -8,6 +8,7 @@ the production system.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -121,6 +122,15 @@ TEMPLATES = [
     },
 ]
 
+
+def _default_shared_buffers_mb() -> int:
+    """The embedded server's buffer pool: a quarter of the machine's memory, as PostgreSQL's own
+    tuning advice has it, between its default (128 MB) and 1 GB, which holds the vector index of
+    a user with 100,000 past turns with room to spare (docs/benchmarks.md)."""
+    quarter = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 4 // (1 << 20)
+    return max(128, min(1024, quarter))
+
+
 _database_url = env_str("DATABASE_URL")
 DATABASES: dict[str, dict[str, Any]]
 if _database_url:
@@ -133,6 +143,9 @@ else:
             "USER": "postgres",
             "HOST": "",  # filled in by the backend once the server is up
             "EMBEDDED_DATA_ROOT": str(DATA_DIR),
+            "EMBEDDED_SHARED_BUFFERS_MB": env_int(
+                "EMBEDDED_POSTGRES_SHARED_BUFFERS_MB", _default_shared_buffers_mb(), minimum=16, maximum=1 << 20
+            ),
         }
     }
 # Two test runs on one server must not share a test database.

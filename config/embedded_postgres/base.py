@@ -13,5 +13,8 @@ class DatabaseWrapper(base.DatabaseWrapper):
 
     def get_connection_params(self) -> dict[str, Any]:
         if not self.settings_dict.get("HOST"):
-            self.settings_dict["HOST"] = socket_dir(Path(self.settings_dict["EMBEDDED_DATA_ROOT"]))
+            self.settings_dict["HOST"] = socket_dir(
+                Path(self.settings_dict["EMBEDDED_DATA_ROOT"]),
+                shared_buffers_mb=self.settings_dict["EMBEDDED_SHARED_BUFFERS_MB"],
+            )
         return super().get_connection_params()

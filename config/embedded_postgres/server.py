@@ -7,6 +7,12 @@ lock file under XDG_RUNTIME_DIR and counts the processes holding a handle; the
 last one to exit stops the server. Two processes only see each other when they
 share that folder, so every process of this checkout uses one inside `.data/`,
 whatever the caller's environment says.
+
+The server's own settings (`SETTINGS_FILE`, included from its postgresql.conf) are written
+before it starts: a buffer pool that holds a heavy user's vector index (the default's 128 MB
+does not hold the one of 100,000 past turns, whose scan then reads every page again from the
+operating system's cache; docs/benchmarks.md). A server already running when they change takes
+them at its next start.
 """
 
 from __future__ import annotations
@@ -56,14 +62,36 @@ def _forget_dead_handles(pgserver: Any, pgdata: Path) -> None:
         handles.write_text(json.dumps(alive))
 
 
-def socket_dir(data_root: Path) -> str:
-    """Start the server if needed and return the folder holding its socket."""
+# This checkout's settings for the server, in its data folder, and the line that includes them.
+SETTINGS_FILE = "memory.conf"
+_INCLUDE = f"include_if_exists = '{SETTINGS_FILE}'"
+
+
+def write_settings(pgdata: Path, *, shared_buffers_mb: int) -> None:
+    """Write the server's settings file and make its postgresql.conf include it (once)."""
+    (pgdata / SETTINGS_FILE).write_text(
+        "# Written by config/embedded_postgres/server.py at each start; edit the environment instead.\n"
+        f"shared_buffers = '{int(shared_buffers_mb)}MB'\n"
+    )
+    conf = pgdata / "postgresql.conf"
+    if _INCLUDE not in conf.read_text().splitlines():
+        with conf.open("a") as out:
+            out.write(f"\n{_INCLUDE}\n")
+
+
+def socket_dir(data_root: Path, *, shared_buffers_mb: int) -> str:
+    """Start the server if needed, with these settings, and return the folder holding its socket."""
     global _server
     with _lock:
         if _server is None:
             pgserver = _import_pgserver(data_root / "run")
             pgdata = data_root / "postgres"
             _forget_dead_handles(pgserver, pgdata)
-            _server = pgserver.get_server(pgdata, cleanup_mode="stop")
+            server = pgserver.get_server(pgdata, cleanup_mode="stop", start=False)
+            with server._lock:  # the same lock across processes as its start-up takes
+                server.ensure_pgdata_inited()
+                write_settings(pgdata, shared_buffers_mb=shared_buffers_mb)
+            server.start()
+            _server = server
         info = _server.get_postmaster_info()
         return str(info.socket_dir)

@@ -29,6 +29,11 @@ def manage_check(**variables: str) -> subprocess.CompletedProcess:
         ("MEMORY_LLM_TIMEOUT", "-3", "MEMORY_LLM_TIMEOUT must be at least 0.1, got '-3'"),
         ("MEMORY_LOG_LEVEL", "loud", "MEMORY_LOG_LEVEL must be one of DEBUG, INFO, WARNING, ERROR, CRITICAL"),
         ("MEMORY_EXTRACTOR", "nowhere.extract", "MEMORY_EXTRACTOR='nowhere.extract' cannot be imported"),
+        (
+            "EMBEDDED_POSTGRES_SHARED_BUFFERS_MB",
+            "1GB",
+            "EMBEDDED_POSTGRES_SHARED_BUFFERS_MB must be an integer, got '1GB'",
+        ),
     ],
 )
 def test_a_malformed_memory_setting_stops_start_up_naming_the_variable(variable, value, message):

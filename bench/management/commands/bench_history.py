@@ -24,7 +24,10 @@ class Command(BaseCommand):
     def handle(self, *args, **options) -> None:
         with scratch_database("memory_bench_history"):
             result = run_history_bench(turns=options["turns"], repeats=options["repeats"])
-        self.stdout.write(f"{result.turns} past turns, {result.probes} probes, {result.excerpts_given} excerpts given")
+        self.stdout.write(
+            f"{result.turns} past turns, {result.probes} probes, {result.excerpts_given} excerpts given, "
+            f"shared_buffers {result.shared_buffers}"
+        )
         self.stdout.write(f"{'milliseconds':<44} {'p50':>8} {'p95':>8} {'p99':>8}")
         for label, figures in (
             ("history_nearest (the statement)", result.statement_ms),
