@@ -240,7 +240,7 @@ def _shared_buffers() -> str:
         return cursor.fetchone()[0]
 
 
-def run_history_bench(*, turns: int, repeats: int = 5, progress: bool = True, seed: int = 7) -> HistoryBenchResult:
+def run_history_bench(*, turns: int, repeats: int = 10, progress: bool = True, seed: int = 7) -> HistoryBenchResult:
     user, dimension = seed_turns(turns=turns, progress=progress, seed=seed)
     embedder = get_embedder()
     asked_in = conversation_create(user=user, title="probes")

@@ -18,7 +18,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--turns", type=int, default=100_000, help="the user's past turns (default 100000)")
-        parser.add_argument("--repeats", type=int, default=5, help="passes over the ten probes")
+        parser.add_argument("--repeats", type=int, default=10, help="passes over the ten probes (default 10)")
         parser.add_argument("--json", type=Path, help="also write the figures to this JSON file")
 
     def handle(self, *args, **options) -> None:
