@@ -35,6 +35,7 @@ from django.db import connection, transaction
 from django.test import override_settings
 from tqdm import tqdm
 
+from bench.runner import machine
 from bench.seed import settle
 from bench.synthetic import percentiles
 from chat.history import (
@@ -96,7 +97,9 @@ class HistoryBenchResult:
     nearest30_exact: float  # share of the exact 30 nearest by embedding among the approximate 30
     nearest_similarity: list[float]  # the exact nearest's mean similarity at places 1, 10 and 30
     plan: str  # EXPLAIN (ANALYZE, BUFFERS) of the statement for the first probe
-    shared_buffers: str  # the server's buffer pool, which decides whether the index's pages are read or hit
+    machine: (
+        dict  # bench.runner.machine(): among the rest, the buffer pool, which decides whether the index is read or hit
+    )
 
 
 NOISE = 0.5  # the length of a turn's noise against an uncommon word's vector
@@ -234,12 +237,6 @@ def _exactness(user: User, asked_in: Conversation, dimension: int, seed: int) ->
 SIMILARITY_PLACES = (1, 10, CANDIDATES)
 
 
-def _shared_buffers() -> str:
-    with connection.cursor() as cursor:
-        cursor.execute("SHOW shared_buffers")
-        return cursor.fetchone()[0]
-
-
 def run_history_bench(*, turns: int, repeats: int = 10, progress: bool = True, seed: int = 7) -> HistoryBenchResult:
     user, dimension = seed_turns(turns=turns, progress=progress, seed=seed)
     embedder = get_embedder()
@@ -288,7 +285,7 @@ def run_history_bench(*, turns: int, repeats: int = 10, progress: bool = True, s
         top10_exact=top10,
         nearest30_exact=nearest30,
         nearest_similarity=similarity,
-        shared_buffers=_shared_buffers(),
+        machine=machine(),
         plan=history_plan(
             user=user,
             text=PROBES[0],

@@ -195,7 +195,7 @@ def test_the_history_benchmark_indexes_its_turns_as_the_worker_does_and_times_ev
     assert result.statement_ms["n"] == result.every_word_ms["n"] == result.combined_ms["n"] == len(PROBES)
     first, tenth, last = result.nearest_similarity  # the exact nearest, best first
     assert 1.0 >= first >= tenth >= last
-    assert result.shared_buffers.endswith(("kB", "MB", "GB"))  # SHOW's form, printed beside the timings
+    assert result.machine["shared_buffers"].endswith(("kB", "MB", "GB"))  # SHOW's form, printed beside the timings
     indexed = Turn.objects.filter(user__username="bench-history-45", embedding__isnull=False)
     assert indexed.count() == 45 and not indexed.filter(search__isnull=True).exists()
     # the statement sees the seeded turns: with no floor it fills its k, each turn once

@@ -26,7 +26,7 @@ class Command(BaseCommand):
             result = run_history_bench(turns=options["turns"], repeats=options["repeats"])
         self.stdout.write(
             f"{result.turns} past turns, {result.probes} probes, {result.excerpts_given} excerpts given, "
-            f"shared_buffers {result.shared_buffers}"
+            f"shared_buffers {result.machine['shared_buffers']}"
         )
         self.stdout.write(f"{'milliseconds':<44} {'p50':>8} {'p95':>8} {'p99':>8}")
         for label, figures in (
