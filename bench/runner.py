@@ -27,6 +27,8 @@ from memoryapp.embeddings import LOCAL_MODEL_NAME
 DATASETS = {
     "100k": Dataset("100k", users=1_000, per_user=100),
     "1m": Dataset("1m", users=10_000, per_user=100, heavy=100_000),
+    # the heavy user of 1m beside the regular users of 100k: quicker to seed for its own figures
+    "heavy": Dataset("heavy", users=1_000, per_user=100, heavy=100_000),
     "smoke": Dataset("smoke", users=30, per_user=100, heavy=2_000),
 }
 # Every benchmark database is named with one of these prefixes, so `--drop` finds them all.

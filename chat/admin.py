@@ -10,12 +10,12 @@ deleted from the admin.
 from __future__ import annotations
 
 from django.contrib import admin
-from django.db.models import Count, QuerySet
+from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils.text import Truncator
 
 from chat.models import Conversation, HistoryRecall, Turn
-from core.admin import ReadOnlyAdmin, ReadOnlyInline, admin_link, annotated, snippet, turn_label
+from core.admin import ReadOnlyAdmin, ReadOnlyInline, admin_link, annotated, count_of, snippet, turn_label
 from memoryapp.models import MemoryEvidence, MemoryRecall
 
 
@@ -45,10 +45,7 @@ class TurnInline(ReadOnlyInline):
             super()
             .get_queryset(request)
             .select_related("conversation")
-            .annotate(
-                recalled=Count("recalls_used", distinct=True),
-                written=Count("memory_evidence", distinct=True),
-            )
+            .annotate(recalled=count_of(MemoryRecall, "reply_turn"), written=count_of(MemoryEvidence, "turn"))
         )
 
     @admin.display(description="content")
@@ -86,7 +83,7 @@ class ConversationAdmin(ReadOnlyAdmin):
     inlines = [TurnInline]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Conversation]:
-        return super().get_queryset(request).annotate(turn_total=Count("turns"))
+        return super().get_queryset(request).annotate(turn_total=count_of(Turn, "conversation"))
 
     @admin.display(description="turns", ordering="turn_total")
     def turn_count(self, obj: Conversation) -> int:

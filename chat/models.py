@@ -1,4 +1,12 @@
-"""The conversation log: every turn, in order, owned by one user."""
+"""The conversation log: every turn, in order, owned by one user.
+
+Distribution by user: every table here holds one user's rows, and its primary key (user_id, id),
+its unique constraints and its foreign keys to the other tables of users' data all include
+`user_id`, so the schema can be spread over database nodes by user (docs/scale-out.md). Django's
+single-column constraints on those relations are off (`db_constraint=False`): migrations make
+composite ones instead, (user_id, memory_id) -> (user_id, id), which also keep a row from
+pointing at another user's. Deletes still cascade through Django, as before.
+"""
 
 from __future__ import annotations
 
@@ -18,7 +26,8 @@ def new_public_id() -> str:
 
 class Conversation(models.Model):
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="conversations")
-    public_id = models.CharField(max_length=16, unique=True, default=new_public_id, editable=False)
+    # Unique per user (below): every address of a conversation names its owner too.
+    public_id = models.CharField(max_length=16, default=new_public_id, editable=False)
     title = models.CharField(max_length=200, blank=True)
     # The head summary: turns with seq <= summary_through_seq are folded into `summary`
     # and left out of the model's request (the log itself keeps them).
@@ -31,6 +40,7 @@ class Conversation(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "public_id"], name="conversation_public_id_per_user")]
         indexes = [models.Index(fields=["user", "-updated_at"], name="conversation_user_recent")]
 
     def __str__(self) -> str:
@@ -57,7 +67,7 @@ class Turn(models.Model):
         USER = "user", "User"
         ASSISTANT = "assistant", "Assistant"
 
-    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="turns")
+    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="turns", db_constraint=False)
     # Denormalised from the conversation so every statement on turns carries the owner.
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="turns")
     seq = models.PositiveIntegerField()
@@ -78,7 +88,9 @@ class Turn(models.Model):
     role = models.CharField(max_length=16, choices=Role.choices)
     content = models.TextField()
     # On an assistant turn: the user turn it answers, and the model that wrote it.
-    reply_to = models.OneToOneField("self", on_delete=models.CASCADE, null=True, blank=True, related_name="reply")
+    reply_to = models.ForeignKey(
+        "self", on_delete=models.CASCADE, null=True, blank=True, related_name="replies", db_constraint=False
+    )
     model_name = models.CharField(max_length=100, blank=True)
     memory_state = models.CharField(max_length=16, choices=MemoryState.choices, blank=True, default="")
     # Set when the user presses Stop on the reply being written to this turn; a streamed
@@ -98,10 +110,10 @@ class Turn(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["conversation", "seq"], name="turn_seq_unique_in_conversation"),
+            models.UniqueConstraint(fields=["user", "conversation", "seq"], name="turn_seq_unique_in_conversation"),
+            models.UniqueConstraint(fields=["user", "reply_to"], name="turn_one_reply"),
         ]
         indexes = [
-            models.Index(fields=["user", "conversation", "seq"], name="turn_user_conversation_seq"),
             # A user's indexed turns of one embedding model, sorted exactly by the reference.
             models.Index(
                 fields=["user", "embedding_model"],
@@ -122,17 +134,17 @@ class HistoryRecall(models.Model):
     is a lookup. It goes with the quoted turn: a deleted conversation leaves no record of its words."""
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
-    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="+")
-    probe_turn = models.ForeignKey(Turn, on_delete=models.CASCADE, related_name="history_probed")
-    reply_turn = models.ForeignKey(Turn, on_delete=models.CASCADE, related_name="history_used")
-    source_turn = models.ForeignKey(Turn, on_delete=models.CASCADE, related_name="history_quoted")
+    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="+", db_constraint=False)
+    probe_turn = models.ForeignKey(Turn, on_delete=models.CASCADE, related_name="history_probed", db_constraint=False)
+    reply_turn = models.ForeignKey(Turn, on_delete=models.CASCADE, related_name="history_used", db_constraint=False)
+    source_turn = models.ForeignKey(Turn, on_delete=models.CASCADE, related_name="history_quoted", db_constraint=False)
     similarity = models.FloatField()
     rank = models.PositiveSmallIntegerField()
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["reply_turn", "source_turn"], name="history_recall_once_per_reply")
+            models.UniqueConstraint(fields=["user", "reply_turn", "source_turn"], name="history_recall_once_per_reply")
         ]
         indexes = [
             models.Index(fields=["user", "reply_turn"], name="history_recall_user_reply"),

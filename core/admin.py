@@ -9,7 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import admin
-from django.db.models import Model
+from django.db.models import Count, IntegerField, Model, OuterRef, Subquery
+from django.db.models.functions import Coalesce
 from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html
@@ -46,6 +47,14 @@ class ReadOnlyInline(ReadOnlyMixin, admin.TabularInline):
 def annotated(obj: Model, name: str) -> Any:
     """A value the admin's queryset annotated the row with (`.annotate(...)` in `get_queryset`)."""
     return vars(obj)[name]
+
+
+def count_of(model: type[Model], field: str) -> Coalesce:
+    """How many rows of `model` refer to the row through `field`, counted in a subquery that names
+    the owner too. Not `Count` over a join: that groups by the row's id alone, and a table keyed
+    by (user_id, id) (core.distribution) must be grouped by its whole key."""
+    rows = model._default_manager.filter(**{field: OuterRef("pk"), "user": OuterRef("user")}).order_by().values(field)
+    return Coalesce(Subquery(rows.annotate(total=Count("*")).values("total"), output_field=IntegerField()), 0)
 
 
 def admin_link(obj: Model | None, label: str | None = None) -> str:

@@ -5,6 +5,9 @@ Three tables answer the incident questions with one query each:
 - MemoryEvidence: every turn that stated it (first statement and restatements).
 - MemoryRecall: every assistant reply it was put into, with similarity and rank,
   so "why did it say that?" and "who else was shown this?" are lookups, not forensics.
+
+Every key here includes the owner, as chat.models describes: primary keys (user_id, id), unique
+constraints with `user_id`, and composite foreign keys made by migrations in place of Django's.
 """
 
 from __future__ import annotations
@@ -34,9 +37,11 @@ class Memory(models.Model):
     # The embedding model its keys (MemoryKey) were last written with; "" before they were.
     keys_model = models.CharField(max_length=100, blank=True, default="", db_default="")
     source_conversation = models.ForeignKey(
-        "chat.Conversation", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+        "chat.Conversation", on_delete=models.SET_NULL, null=True, blank=True, related_name="+", db_constraint=False
     )
-    source_turn = models.ForeignKey("chat.Turn", on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    source_turn = models.ForeignKey(
+        "chat.Turn", on_delete=models.SET_NULL, null=True, blank=True, related_name="+", db_constraint=False
+    )
     times_seen = models.PositiveIntegerField(default=1)
     created_at = models.DateTimeField(auto_now_add=True)
     last_seen = models.DateTimeField()
@@ -87,7 +92,7 @@ class MemoryKey(models.Model):
     that reads keys names the user, as every statement on memories does.
     """
 
-    memory = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="keys")
+    memory = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="keys", db_constraint=False)
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
 
     class Kind(models.TextChoices):
@@ -105,7 +110,9 @@ class MemoryKey(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["memory", "embedding_model", "text"], name="memory_key_once_per_model")
+            models.UniqueConstraint(
+                fields=["user", "memory", "embedding_model", "text"], name="memory_key_once_per_model"
+            )
         ]
         indexes = [models.Index(fields=["user", "memory", "embedding_model"], name="memory_key_user_memory")]
 
@@ -116,10 +123,14 @@ class MemoryKey(models.Model):
 class MemoryEvidence(models.Model):
     """One statement of a fact: which turn said it, and how well the fact matched it."""
 
-    memory = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="evidence")
+    memory = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="evidence", db_constraint=False)
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
-    conversation = models.ForeignKey("chat.Conversation", on_delete=models.SET_NULL, null=True, related_name="+")
-    turn = models.ForeignKey("chat.Turn", on_delete=models.SET_NULL, null=True, related_name="memory_evidence")
+    conversation = models.ForeignKey(
+        "chat.Conversation", on_delete=models.SET_NULL, null=True, related_name="+", db_constraint=False
+    )
+    turn = models.ForeignKey(
+        "chat.Turn", on_delete=models.SET_NULL, null=True, related_name="memory_evidence", db_constraint=False
+    )
     created = models.BooleanField(help_text="True when this statement created the memory.")
     gate_similarity = models.FloatField(help_text="Cosine similarity of the fact to the turn that stated it.")
     # The memory's words as this statement left them: the chat's notice keeps saying what was
@@ -128,7 +139,7 @@ class MemoryEvidence(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["memory", "turn"], name="evidence_once_per_turn")]
+        constraints = [models.UniqueConstraint(fields=["user", "memory", "turn"], name="evidence_once_per_turn")]
         indexes = [models.Index(fields=["user", "turn"], name="evidence_user_turn")]
         verbose_name_plural = "memory evidence"
 
@@ -139,11 +150,17 @@ class MemoryEvidence(models.Model):
 class MemoryRecall(models.Model):
     """A memory put into the request for one assistant reply."""
 
-    memory = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="recalls")
+    memory = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="recalls", db_constraint=False)
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
-    conversation = models.ForeignKey("chat.Conversation", on_delete=models.CASCADE, related_name="+")
-    probe_turn = models.ForeignKey("chat.Turn", on_delete=models.CASCADE, related_name="recalls_probed")
-    reply_turn = models.ForeignKey("chat.Turn", on_delete=models.CASCADE, related_name="recalls_used")
+    conversation = models.ForeignKey(
+        "chat.Conversation", on_delete=models.CASCADE, related_name="+", db_constraint=False
+    )
+    probe_turn = models.ForeignKey(
+        "chat.Turn", on_delete=models.CASCADE, related_name="recalls_probed", db_constraint=False
+    )
+    reply_turn = models.ForeignKey(
+        "chat.Turn", on_delete=models.CASCADE, related_name="recalls_used", db_constraint=False
+    )
     similarity = models.FloatField()
     rank = models.PositiveSmallIntegerField()
     # A standing instruction goes with every reply, whatever its similarity to the message.
@@ -155,7 +172,7 @@ class MemoryRecall(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["reply_turn", "memory"], name="recall_once_per_reply")]
+        constraints = [models.UniqueConstraint(fields=["user", "reply_turn", "memory"], name="recall_once_per_reply")]
         indexes = [
             models.Index(fields=["memory", "created_at"], name="recall_memory_created"),
             models.Index(fields=["user", "reply_turn"], name="recall_user_reply"),
@@ -180,16 +197,20 @@ class MemoryEvent(models.Model):
         EXTENDED = "extended", "Restated with more detail"
         ADDED = "added", "Added by hand"
 
-    memory = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="events")
+    memory = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="events", db_constraint=False)
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
     actor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+")
     action = models.CharField(max_length=16, choices=Action.choices)
     old_text = models.TextField(blank=True)
     new_text = models.TextField(blank=True)
     # On "superseded": the memory that replaced this one.
-    replaced_by = models.ForeignKey(Memory, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    replaced_by = models.ForeignKey(
+        Memory, on_delete=models.SET_NULL, null=True, blank=True, related_name="+", db_constraint=False
+    )
     # On "deleted" by a request in chat ("Forget that I'm a nurse"): the turn that asked.
-    turn = models.ForeignKey("chat.Turn", on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    turn = models.ForeignKey(
+        "chat.Turn", on_delete=models.SET_NULL, null=True, blank=True, related_name="+", db_constraint=False
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -50,7 +50,7 @@ _INSERT_EVIDENCE = f"""
         (memory_id, user_id, conversation_id, turn_id, created, gate_similarity, text, created_at)
     VALUES (%s, %s, %s, %s, %s, %s,
             (SELECT text FROM {Memory._meta.db_table} WHERE id = %s AND user_id = %s), statement_timestamp())
-    ON CONFLICT (memory_id, turn_id) DO NOTHING
+    ON CONFLICT (user_id, memory_id, turn_id) DO NOTHING
     RETURNING id
 """
 
@@ -129,7 +129,7 @@ _DROP_KEYS = f"""
 _INSERT_KEY = f"""
     INSERT INTO {MemoryKey._meta.db_table} (memory_id, user_id, text, kind, embedding, embedding_model, created_at)
     VALUES (%s, %s, %s, %s, %s::vector, %s, statement_timestamp())
-    ON CONFLICT (memory_id, embedding_model, text) DO NOTHING
+    ON CONFLICT (user_id, memory_id, embedding_model, text) DO NOTHING
 """
 _KEYED = f"UPDATE {Memory._meta.db_table} SET keys_model = %s WHERE id = %s AND user_id = %s"
 
