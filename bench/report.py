@@ -103,6 +103,25 @@ def render(results: Results) -> str:
             f"| {e['texts']} | {e['single_texts_per_second']:.0f} | {_triple(e['single_latency'])} "
             f"| {e['batch_texts_per_second']:.0f} |",
         ]
+    if results.heavy:
+        h = results.heavy
+        built = "kept from an earlier run" if h["build_seconds"] is None else f"built in {h['build_seconds']:.0f} s"
+        lines += [
+            "",
+            f"### Heavy user, realistic memories ({h['memories']:,} memories, {h['keys']:,} keys, "
+            f"{h['probes']} probes)",
+            "",
+            f"Approximate indexes {built}: " + ", ".join(f"{name} {mb} MB" for name, mb in h["index_mb"].items()) + ".",
+            "",
+            "| recall | ms p50 / p95 / p99 | exact top-k returned | returned at or above the exact k-th score |",
+            "|---|---|---|---|",
+            f"| every memory scored (exact) | {_triple(h['exact'])} | 1.000 | 1.000 |",
+        ]
+        lines += [
+            f"| approximate indexes, ef_search {a['ef_search']} | {_triple(a)} "
+            f"| {a['same_ids']:.3f} | {a['by_score']:.3f} |"
+            for a in h["approximate"]
+        ]
     if results.pages:
         p = results.pages
         lines += [

@@ -14,6 +14,7 @@ from django.conf import settings
 from django.db import connection
 
 from bench.chat_bench import measure_chat
+from bench.heavy_bench import HEAVY_FACTS, measure_heavy
 from bench.mem0_runner import DATABASE_PREFIX as MEM0_PREFIX
 from bench.mem0_runner import mem0_available, run_mem0
 from bench.pages_bench import measure_pages
@@ -33,6 +34,9 @@ DATASETS = {
 }
 # Every benchmark database is named with one of these prefixes, so `--drop` finds them all.
 PREFIX = "memory_bench_"
+# The datasets measured with a heavy user of realistic memories too (bench.heavy_bench), and how many.
+HEAVY_TEXT = {"heavy": HEAVY_FACTS, "smoke": 600}
+HEAVY_EF_SEARCHES = [40, 100, 200, 400]
 WRITE_DATABASE = PREFIX + "write"
 PAGES_DATABASE = PREFIX + "pages"
 CHAT_DATABASE = PREFIX + "chat"
@@ -68,6 +72,7 @@ class Results:
     pages: dict[str, Any] = field(default_factory=dict)
     chat: dict[str, Any] = field(default_factory=dict)
     chat_worker: dict[str, Any] = field(default_factory=dict)
+    heavy: dict[str, Any] = field(default_factory=dict)
     seconds: float = 0.0
 
     def as_dict(self) -> dict[str, Any]:
@@ -78,6 +83,7 @@ class Results:
             "writes": self.writes,
             "writes_offline": self.writes_offline,
             "embedding": self.embedding,
+            "heavy": self.heavy,
             "pages": self.pages,
             "chat": self.chat,
             "chat_worker": self.chat_worker,
@@ -140,6 +146,14 @@ def run(options: Options) -> Results:
                     dataset, users, label=name, probes=options.probes, k=options.k, progress=options.progress
                 )
                 results.recall.append(regular)
+                if name in HEAVY_TEXT:
+                    results.heavy = measure_heavy(
+                        probes=options.heavy_probes,
+                        k=options.k,
+                        ef_searches=HEAVY_EF_SEARCHES,
+                        facts=HEAVY_TEXT[name],
+                        progress=options.progress,
+                    ).as_dict()
                 if dataset.heavy:
                     results.recall.append(
                         measure_recall(

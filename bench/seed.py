@@ -133,9 +133,10 @@ def is_seeded(dataset: Dataset) -> bool:
     if len(users) != len(dataset.user_indexes()):
         return False
     model = synthetic_model()
+    ours = list(users.values())  # the realistic heavy user (TEXT_USER) may be there too
     return (
-        Memory.objects.filter(embedding_model=model).count() == dataset.rows
-        and MemoryKey.objects.filter(embedding_model=model).count() == dataset.rows * dataset.keys
+        Memory.objects.filter(embedding_model=model, user__in=ours).count() == dataset.rows
+        and MemoryKey.objects.filter(embedding_model=model, user__in=ours).count() == dataset.rows * dataset.keys
     )
 
 
@@ -185,3 +186,54 @@ def stored_vectors_match(dataset: Dataset, user_index: int, pk: int) -> bool:
     stored = np.array([np.asarray(vector, dtype=np.float32) for _, vector in rows])
     order = [int(text.rsplit(" n", 1)[1]) for text, _ in rows]
     return bool(np.allclose(stored, expected[order], atol=1e-6))
+
+
+# The heavy user with realistic memories (bench.facts), beside the synthetic dataset's users.
+TEXT_USER = "bench-heavy-text"
+_EMBED_BATCH = 1024
+
+
+def _embedded(texts: list[str], *, desc: str, progress: bool) -> np.ndarray:
+    embedder = get_embedder()
+    parts = []
+    for start in tqdm(range(0, len(texts), _EMBED_BATCH), desc=desc, unit="batch", disable=not progress):
+        parts.append(embedder.embed(texts[start : start + _EMBED_BATCH]))
+    return np.concatenate(parts).astype(np.float32)
+
+
+def seed_text_user(facts: list[str], *, progress: bool = True) -> int:
+    """Store `facts` as one user's memories, embedded by the configured model, each with the keys
+    the write path gives it (memoryapp.keys), embedded too; the user's id. Replaces the user."""
+    from memoryapp import user_index
+    from memoryapp.keys import keyed
+
+    User = get_user_model()
+    old = User.objects.filter(username=TEXT_USER).first()
+    if old is not None:  # by SQL first: the ORM's delete would collect every row in memory
+        with connection.cursor() as cursor:
+            cursor.execute(f"DELETE FROM {MemoryKey._meta.db_table} WHERE user_id = %s", [old.pk])
+            cursor.execute(f"DELETE FROM {Memory._meta.db_table} WHERE user_id = %s", [old.pk])
+        old.delete()
+    user_index.prune()  # the replaced user's indexes (with the indexes off, every user's)
+    user = User.objects.create(username=TEXT_USER, password="!")  # noqa: S106 - unusable
+    now = timezone.now()
+    vectors = _embedded(facts, desc="embedding facts", progress=progress)
+    rows = (
+        MemoryRow(user.pk, fact, vector, f"{position:064x}", now)
+        for position, (fact, vector) in enumerate(zip(facts, vectors, strict=True))
+    )
+    copy_memories(rows, total=len(facts), desc="memories", progress=progress)
+    keys = {fact: keyed(fact) for fact in facts}
+    texts = list(dict.fromkeys(text for pairs in keys.values() for text, _kind in pairs))
+    key_vectors = dict(zip(texts, _embedded(texts, desc="embedding keys", progress=progress), strict=True))
+    model = synthetic_model()
+    with connection.connection.cursor() as cursor:
+        cursor.execute(f"SELECT id, text FROM {Memory._meta.db_table} WHERE user_id = %s", [user.pk])
+        ids = {text: pk for pk, text in cursor.fetchall()}
+        with cursor.copy(_COPY_KEYS) as copy:
+            copy.set_types(_COPY_KEY_TYPES)
+            for fact, pairs in keys.items():
+                for text, kind in pairs:
+                    copy.write_row([ids[fact], user.pk, text, kind, key_vectors[text], model, now])
+    settle(MemoryKey._meta.db_table)
+    return user.pk

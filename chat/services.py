@@ -176,13 +176,13 @@ def _memory_off(conversation: Conversation, switches: MemorySettings) -> str:
     return "paused" if switches.paused else ""
 
 
-def _read_safely(user: User, user_turn: Turn, *, memory_off: str) -> TurnRead | None:
+def _read_safely(user: User, user_turn: Turn, *, memory_off: str, indexed_model: str) -> TurnRead | None:
     """The memories for a reply; none in a temporary chat or while memory is paused. The probe
     is the turn as a model may read it: it is embedded, maybe by an endpoint elsewhere."""
     if memory_off:
         return None
     try:
-        return read_turn(user, prompting.model_text(user_turn))
+        return read_turn(user, prompting.model_text(user_turn), indexed_model=indexed_model)
     except ModelUnavailable:
         # Memory helps the answer; its absence must not cost the user their reply.
         logger.warning("recall failed; answering without memories")
@@ -211,7 +211,7 @@ def _recall(user: User, user_turn: Turn, conversation: Conversation) -> tuple[st
     and the outcome so far, with the memories and the excerpts of past conversations it is given."""
     switches = memory_switches(user=user)
     memory_off = _memory_off(conversation, switches)
-    read = _read_safely(user, user_turn, memory_off=memory_off)
+    read = _read_safely(user, user_turn, memory_off=memory_off, indexed_model=switches.indexed_model)
     outcome = ReplyOutcome(
         user_turn=user_turn,
         recalled=read.recalled if read else [],

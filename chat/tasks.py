@@ -21,6 +21,7 @@ from django.utils import timezone
 from chat.history import turn_index
 from chat.models import Turn
 from core.llm import ModelUnavailable
+from memoryapp import user_index
 from memoryapp.embeddings import get_embedder
 from memoryapp.write import remember
 
@@ -72,7 +73,8 @@ def remember_turn(
     upsert and the evidence row are keyed by content and by turn. The turn's embedding from its
     read path is used when it is by the model this process embeds with. A turn whose write ran
     (not one that carried a secret or asked to forget) is then indexed for the chat history
-    reference (chat.history) with that embedding.
+    reference (chat.history) with that embedding. A write that leaves the user at
+    MEMORY_USER_INDEX_AT memories makes their approximate indexes (memoryapp.user_index).
     """
     user = get_user_model().objects.get(pk=user_id)
     turn = Turn.objects.filter(pk=turn_id, user=user).first()
@@ -110,4 +112,6 @@ def remember_turn(
         Turn.objects.filter(pk=turn_id, user=user).update(memory_state=state)
         if state == Turn.MemoryState.DONE:
             turn_index(user=user, turn=turn, vector=vector, embedding_model=embedder.name)
+    if written.stored:  # a user who has just reached the mark gets approximate indexes
+        user_index.ensure(user.pk, embedder.name, len(vector))
     return written.stored

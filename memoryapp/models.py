@@ -231,6 +231,9 @@ class MemorySettings(models.Model):
     # Reference chat history: excerpts of the user's past conversations may go into a reply
     # (chat.history). Off: nothing from past conversations is read; saved memories still are.
     reference_history = models.BooleanField(default=True, db_default=True)
+    # Not a switch: the embedding model whose approximate indexes the user has, "" for none
+    # (memoryapp.user_index). Recall reads it with the switches, to know which statement to send.
+    indexed_model = models.CharField(max_length=100, blank=True, default="", db_default="", editable=False)
     changed_at = models.DateTimeField(auto_now=True)
 
     class Meta:

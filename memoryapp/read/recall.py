@@ -11,12 +11,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from django.conf import settings
+from django.db import connection, transaction
 from pgvector import Vector
 
 from chat.models import Conversation, Turn
-from memoryapp import thresholds
+from memoryapp import thresholds, user_index
 from memoryapp.embeddings import get_embedder
-from memoryapp.keys import GROUPS, OTHER_GROUP, group_of
+from memoryapp.keys import GROUPS, MAX_KEYS, OTHER_GROUP, group_of
 from memoryapp.models import Memory, MemoryKey
 from memoryapp.read.need import NOT_NEEDED, asks_for_profile, turn_need
 from memoryapp.standing import is_standing
@@ -40,25 +41,57 @@ class Recalled:
 
 
 _NEAREST_COLUMNS = ", ".join(f"m.{f.column}" for f in Memory._meta.concrete_fields if f.name != "embedding")
+_MEMORY = Memory._meta.db_table
+_KEY = MemoryKey._meta.db_table
 # Written out rather than built by the ORM: recall runs on every turn, and compiling the
 # equivalent queryset cost more than the database's own work (measured: docs/quality/2026-12-06-constants.md).
-# `live`: the user's live memories of one embedding model, each with its distances to a vector:
-# by its own words (its text, or the fact asked as a question, counted `question_offset` further
-# off: memoryapp.keys), by the nearest need of its kind, counted `key_offset` further off (a key
-# is worded like every other turn that asks something of the same form), and the nearer of the
-# two; its source conversation and turn joined in. The owner is named in every statement on
-# memories and keys, and every joined table is tied to it. `_NEAREST` and `_PROFILE` add their
-# own order and limit.
+# The owner is named in every statement on memories and keys, and every joined table is tied to it.
+#
+# Two forms. For most users every live memory is scored (`_EVERY`): an exact sort of the user's
+# rows found through the B-tree on user, and no approximate index can lose one of them. A user
+# with approximate (HNSW) indexes of their own (memoryapp.user_index, partial on their id) has
+# only the memories `chosen` scored: three nearest-first scans of their live rows, by text, by the
+# fact asked, by the needs of its kind, CANDIDATES_PER_RESULT times k of each, which the planner
+# runs on those indexes by their predicate, so each walks a graph instead of sorting every row.
+# The probe is written into each scan's order so that an index can order by it. Without the
+# indexes the scans are exact sorts, and the chosen memories hold the exact top k (a memory
+# outranked in a scan by that many rows is outranked by at least k memories, since no memory has
+# more keys than that): a user whose indexes are gone still gets the exact answer.
+_CHOSEN = """
+    text_near AS (
+        SELECT m.id FROM {memory} m
+        WHERE m.user_id = %(user)s AND m.embedding_model = %(model)s AND m.deleted_at IS NULL
+        ORDER BY m.embedding::vector({dims}) <=> %(vector)s::vector({dims})
+        LIMIT %(candidates)s
+    ),
+    question_near AS ({question_near}),
+    need_near AS ({need_near}),
+    chosen AS (SELECT id FROM text_near UNION SELECT id FROM question_near UNION SELECT id FROM need_near)"""
+_KEYS_NEAR = """
+        SELECT mk.memory_id AS id FROM {key} mk
+        WHERE mk.user_id = %(user)s AND mk.embedding_model = %(model)s AND mk.kind {kind} 'question'
+          AND EXISTS (
+              SELECT 1 FROM {memory} km
+              WHERE km.id = mk.memory_id AND km.user_id = mk.user_id AND km.deleted_at IS NULL
+          )
+        ORDER BY mk.embedding::vector({dims}) <=> %(vector)s::vector({dims})
+        LIMIT %(candidates)s"""
+# `live`: the chosen memories, each with its distances to the probe: by its own words (its text,
+# or the fact asked as a question, counted `question_offset` further off: memoryapp.keys), by the
+# nearest need of its kind, counted `key_offset` further off (a key is worded like every other
+# turn that asks something of the same form), and the nearer of the two; its source
+# conversation and turn joined in. `_NEAREST` and `_PROFILE` add their own choice, order and limit.
 _LIVE = f"""
-    probe AS (SELECT %s::vector AS v, %s::float8 AS key_offset, %s::float8 AS question_offset),
-    keyed AS (
+    probe AS (SELECT %(vector)s::vector AS v, %(key_offset)s::float8 AS key_offset,
+                     %(question_offset)s::float8 AS question_offset),
+    keyed AS {{materialized}}(
         SELECT memory_id,
                min(d) FILTER (WHERE kind = 'question') AS question_distance,
                min(d) FILTER (WHERE kind <> 'question') AS need_distance
         FROM (
             SELECT mk.memory_id, mk.kind, mk.embedding <=> probe.v AS d
-            FROM probe, {MemoryKey._meta.db_table} mk
-            WHERE mk.user_id = %s AND mk.embedding_model = %s
+            FROM probe, {_KEY} mk
+            WHERE mk.user_id = %(user)s AND mk.embedding_model = %(model)s{{chosen_keys}}
         ) scored
         GROUP BY memory_id
     ),
@@ -71,29 +104,86 @@ _LIVE = f"""
                COALESCE(k.question_distance + probe.question_offset < m.embedding <=> probe.v, FALSE) AS by_question,
                LEAST(m.embedding <=> probe.v, COALESCE(k.question_distance + probe.question_offset, 2),
                      COALESCE(k.need_distance + probe.key_offset, 2)) AS distance
-        FROM probe, {Memory._meta.db_table} m
+        FROM probe, {_MEMORY} m
         LEFT JOIN keyed k ON k.memory_id = m.id
         LEFT JOIN chat_conversation c ON c.id = m.source_conversation_id AND c.user_id = m.user_id
         LEFT JOIN chat_turn t ON t.id = m.source_turn_id AND t.user_id = m.user_id
-        WHERE m.user_id = %s AND m.deleted_at IS NULL AND m.embedding_model = %s
+        WHERE m.user_id = %(user)s AND m.deleted_at IS NULL AND m.embedding_model = %(model)s{{chosen_memories}}
     )"""
+# Every live memory of the user scored (an exact sort), or only the chosen ones.
+_EVERY = _LIVE.format(materialized="", chosen_keys="", chosen_memories="")
+_ONLY_CHOSEN = _LIVE.format(
+    materialized="MATERIALIZED ",  # scored once, not again for each chosen memory
+    chosen_keys=" AND mk.memory_id IN (SELECT id FROM chosen)",
+    chosen_memories="\n          AND m.id IN (SELECT id FROM chosen)",
+)
 # The key that matched is named for the k memories given only: aggregating every key's text to
 # find it cost the statement about half its time.
 _NEAREST_KEY = f"""(
-    SELECT mk.text FROM {MemoryKey._meta.db_table} mk
+    SELECT mk.text FROM {_KEY} mk
     WHERE mk.memory_id = top.id AND mk.user_id = top.user_id AND mk.embedding_model = top.embedding_model
       AND mk.kind {{}} 'question'
     ORDER BY mk.embedding <=> probe.v, mk.id
     LIMIT 1
 )"""
+_TOP = """
+    top AS (SELECT * FROM live ORDER BY distance, id LIMIT %(k)s)"""
+_TOP_COLUMNS = f"""top.*, {_NEAREST_KEY.format("<>")} AS key_text,
+           CASE WHEN top.by_question THEN {_NEAREST_KEY.format("=")} END AS question_text"""
 _NEAREST = f"""
-    WITH {_LIVE},
-    top AS (SELECT * FROM live ORDER BY distance, id LIMIT %s)
-    SELECT top.*, {_NEAREST_KEY.format("<>")} AS key_text,
-           CASE WHEN top.by_question THEN {_NEAREST_KEY.format("=")} END AS question_text
+    WITH {{live}}, {_TOP}
+    SELECT {_TOP_COLUMNS}
     FROM top, probe
     ORDER BY top.distance, top.id
 """
+# How many memories each scan of `_CHOSEN` yields for each one asked for: the most keys a memory has.
+CANDIDATES_PER_RESULT = MAX_KEYS
+
+
+@functools.cache
+def _sql(template: str, dims: int | None) -> str:
+    """A statement that scores every live memory of the user (`dims` None), or the memories its
+    `chosen` scans find for probes of `dims` dimensions (a user with approximate indexes)."""
+    if dims is None:
+        return template.format(live=_EVERY)
+
+    def keys_near(kind: str) -> str:
+        return _KEYS_NEAR.format(key=_KEY, memory=_MEMORY, kind=kind, dims=int(dims))
+
+    chosen = _CHOSEN.format(memory=_MEMORY, dims=int(dims), question_near=keys_near("="), need_near=keys_near("<>"))
+    return template.format(live=f"{chosen}, {_ONLY_CHOSEN}")
+
+
+def _scans(user: User, vector: Sequence[float], embedding_model: str, approximate: bool | None) -> int | None:
+    """The dimensions of the `chosen` scans when the user has approximate indexes of the model
+    (`approximate`, looked up when None and the indexes are on), else None: every live memory
+    is scored."""
+    if approximate is None:
+        approximate = user_index.enabled() and user_index.indexed_model(user.pk) == embedding_model
+    return len(vector) if approximate else None
+
+
+def _rows(template: str, params: dict[str, Any], dims: int | None) -> list[Memory]:
+    """A statement's rows; through the user's approximate indexes (`dims` given), in a
+    transaction that sets how far their graphs are searched (memoryapp.user_index)."""
+    if dims is None:
+        return list(Memory.objects.raw(_sql(template, None), params))
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(user_index.SEARCH_SETTINGS, [settings.MEMORY_USER_INDEX_EF_SEARCH])
+        return list(Memory.objects.raw(_sql(template, dims), params))
+
+
+def _params(user: User, vector: Sequence[float], embedding_model: str, key_offset: float | None = None, **more):
+    """A statement's parameters: the probe, the offsets, the owner and the model, and `more`."""
+    offset, question = _offsets(embedding_model, key_offset)
+    return {
+        "vector": vector_literal(vector),
+        "key_offset": offset,
+        "question_offset": question,
+        "user": user.pk,
+        "model": embedding_model,
+        **more,
+    }
 
 
 def memory_nearest(
@@ -106,14 +196,17 @@ def memory_nearest(
     sensitive_sim: float | None = None,
     key_offset: float | None = None,
     gap: float | None = None,
+    approximate: bool | None = None,
 ) -> list[Recalled]:
     """The user's k nearest live memories, each scored by the best of its text and its keys,
     then the floor.
 
     One statement: the owner predicate, `deleted_at IS NULL` and the model name are inside
-    it, and the sort is exact over the user's rows (B-tree on user, no approximate index),
-    so the result is the user's true top-k. The floor is applied after the limit: top-k
-    alone always returns k rows, however unrelated. A memory of a special category
+    it, and the sort is exact over the user's rows (B-tree on user), so the result is the user's
+    true top-k; for a user with approximate indexes of the model (`approximate`, looked up when
+    None) the memories scored are those the indexes find nearest (see `_CHOSEN`). The floor is
+    applied after the limit: top-k alone always returns k rows, however unrelated. A memory of a
+    special category
     (`Memory.sensitive`) must clear more: one of the needs of its kind, which are all on its
     topic, at the floor, or its own words at `sensitive_sim`; it is never given as a near miss.
     With `gap`, a memory that clears the floor only through a key, and scores more than the gap
@@ -123,9 +216,8 @@ def memory_nearest(
     conversation and turn ride along (the request's memory note and the pages name them)
     without further queries.
     """
-    offsets = _offsets(embedding_model, key_offset)
-    owner = [user.pk, embedding_model]
-    rows = Memory.objects.raw(_NEAREST, [vector_literal(vector), *offsets, *owner, *owner, k])
+    params = _params(user, vector, embedding_model, key_offset, k=k, candidates=k * CANDIDATES_PER_RESULT)
+    rows = _rows(_NEAREST, params, _scans(user, vector, embedding_model, approximate))
     return _floored(rows, min_sim=min_sim, sensitive_sim=sensitive_sim, gap=gap)
 
 
@@ -208,27 +300,23 @@ _STANDING_ROWS = f"""
         SELECT {_NEAREST_COLUMNS}, c.public_id AS source_public_id, t.seq AS source_seq,
                NULL::float8 AS key_distance, m.embedding <=> probe.v AS plain_distance,
                m.embedding <=> probe.v AS text_distance, FALSE AS by_question, m.embedding <=> probe.v AS distance
-        FROM probe, {Memory._meta.db_table} m
+        FROM probe, {_MEMORY} m
         LEFT JOIN chat_conversation c ON c.id = m.source_conversation_id AND c.user_id = m.user_id
         LEFT JOIN chat_turn t ON t.id = m.source_turn_id AND t.user_id = m.user_id
-        WHERE m.user_id = %s AND m.deleted_at IS NULL AND m.standing AND m.embedding_model = %s
+        WHERE m.user_id = %(user)s AND m.deleted_at IS NULL AND m.standing AND m.embedding_model = %(model)s
         ORDER BY m.last_seen DESC, m.id DESC
-        LIMIT %s
+        LIMIT %(standing)s
     )"""
 _STANDING = f"""
-    WITH probe AS (SELECT %s::vector AS v), {_STANDING_ROWS}
+    WITH probe AS (SELECT %(vector)s::vector AS v), {_STANDING_ROWS}
     SELECT standing.*, TRUE AS always_given FROM standing
     ORDER BY last_seen DESC, id DESC
 """
 # A chat turn's memories in one statement: its k nearest (`_NEAREST`) and its standing
 # instructions (`_STANDING`), each row saying which it is.
 _TURN = f"""
-    WITH {_LIVE},
-    top AS (SELECT * FROM live ORDER BY distance, id LIMIT %s),
-    {_STANDING_ROWS}
-    SELECT top.*, {_NEAREST_KEY.format("<>")} AS key_text,
-           CASE WHEN top.by_question THEN {_NEAREST_KEY.format("=")} END AS question_text,
-           FALSE AS always_given
+    WITH {{live}}, {_TOP}, {_STANDING_ROWS}
+    SELECT {_TOP_COLUMNS}, FALSE AS always_given
     FROM top, probe
     UNION ALL
     SELECT standing.*, NULL, NULL, TRUE FROM standing
@@ -238,7 +326,7 @@ _TURN = f"""
 def memory_standing(*, user: User, vector: Sequence[float], embedding_model: str) -> list[Recalled]:
     """The user's standing instructions (memoryapp.standing), most recently stated first (at
     most MAX_STANDING), each with its similarity to the turn for the record."""
-    rows = Memory.objects.raw(_STANDING, [vector_literal(vector), user.pk, embedding_model, MAX_STANDING])
+    rows = Memory.objects.raw(_STANDING, _params(user, vector, embedding_model, standing=MAX_STANDING))
     return _standing(rows)
 
 
@@ -251,11 +339,17 @@ def _standing(rows) -> list[Recalled]:
 
 
 PROFILE_MAX = 30
+# The newest first, then scored: a user with many memories has only PROFILE_MAX of them scored.
 _PROFILE = f"""
-    WITH {_LIVE}
-    SELECT * FROM live WHERE NOT live.standing
+    WITH chosen AS (
+        SELECT m.id FROM {_MEMORY} m
+        WHERE m.user_id = %(user)s AND m.embedding_model = %(model)s AND m.deleted_at IS NULL AND NOT m.standing
+        ORDER BY m.created_at DESC, m.id DESC
+        LIMIT %(k)s
+    ),
+    {_ONLY_CHOSEN}
+    SELECT * FROM live
     ORDER BY live.created_at DESC, live.id DESC
-    LIMIT %s
 """
 
 
@@ -263,8 +357,7 @@ def memory_profile(*, user: User, vector: Sequence[float], embedding_model: str)
     """Everything remembered about the user, for "What do you know about me?": the user's live
     memories of the model, newest first, at most PROFILE_MAX, standing instructions aside (they
     come with every reply), each with its similarity to the turn for the record."""
-    probe = [vector_literal(vector), *_offsets(embedding_model), user.pk, embedding_model]
-    rows = Memory.objects.raw(_PROFILE, [*probe, user.pk, embedding_model, PROFILE_MAX])
+    rows = Memory.objects.raw(_PROFILE, _params(user, vector, embedding_model, k=PROFILE_MAX))
     return [
         Recalled(memory=_with_source(row), similarity=1.0 - float(selected(row, "distance")), rank=i, profile=True)
         for i, row in enumerate(rows, start=1)
@@ -325,19 +418,25 @@ def nearest_for_turn(user: User, text: str, vector: Sequence[float], embedding_m
 
 
 def memories_for_turn(
-    user: User, text: str, vector: Sequence[float], embedding_model: str, *, k: int, need: str | None = None
+    user: User,
+    text: str,
+    vector: Sequence[float],
+    embedding_model: str,
+    *,
+    k: int,
+    need: str | None = None,
+    approximate: bool | None = None,
 ) -> tuple[list[Recalled], list[Recalled]]:
     """A turn's k nearest memories as its need decides (memoryapp.read.need), and the user's standing
     instructions, in one statement. A turn that needs no memory gets none by similarity; any
     other gets only what clears the floors. A turn about the user and a statement about
     something new are held to the same floor: neither is given "the nearest one"; a real need
-    clears it through the memory's keys. `need` is the turn's need when the caller has decided it."""
-    literal = vector_literal(vector)
-    owner = [user.pk, embedding_model]
+    clears it through the memory's keys. `need` is the turn's need when the caller has decided it;
+    `approximate`, whether the user has approximate indexes of the model, when the caller knows."""
+    params = _params(user, vector, embedding_model, k=k, candidates=k * CANDIDATES_PER_RESULT, standing=MAX_STANDING)
     if (need or turn_need(text, vector, embedding_model)) == NOT_NEEDED:
-        return [], _standing(Memory.objects.raw(_STANDING, [literal, *owner, MAX_STANDING]))
-    params = [literal, *_offsets(embedding_model), *owner, *owner, k, *owner, MAX_STANDING]
-    rows = list(Memory.objects.raw(_TURN, params))
+        return [], _standing(Memory.objects.raw(_STANDING, params))
+    rows = _rows(_TURN, params, _scans(user, vector, embedding_model, approximate))
     nearest = sorted(
         (row for row in rows if not selected(row, "always_given")), key=lambda row: (selected(row, "distance"), row.id)
     )
@@ -350,7 +449,7 @@ def memories_for_turn(
     return found, _standing(row for row in rows if selected(row, "always_given"))
 
 
-def read_turn(user: User, text: str) -> TurnRead:
+def read_turn(user: User, text: str, *, indexed_model: str | None = None) -> TurnRead:
     """The read path of a chat turn. A turn that asks what is remembered about the user ("What do
     you know about me?", in any language) gets the user's profile (`memory_profile`). Else: does
     the turn need the user's memory at all? A
@@ -358,7 +457,8 @@ def read_turn(user: User, text: str) -> TurnRead:
     fact is ("The user drives a Tesla."); any other turn gets the memories whose text or keys
     clear the floor, a sensitive one only on its topic. Then, whatever the turn, the user's
     standing instructions, ranked after the rest. The turn is embedded once; its vector goes on
-    to the write path, which needs the same one."""
+    to the write path, which needs the same one. `indexed_model` is the model of the user's
+    approximate indexes (memoryapp.user_index), when the caller has read it with their switches."""
     embedder = get_embedder()
     if not text or not text.strip():
         return TurnRead([], None, embedder.name)
@@ -386,7 +486,10 @@ def read_turn(user: User, text: str) -> TurnRead:
             profile=True,
         )
     need = turn_need(text, vector, embedder.name)
-    found, standing = memories_for_turn(user, text, vector, embedder.name, k=settings.MEMORY_RECALL_K, need=need)
+    approximate = None if indexed_model is None else indexed_model == embedder.name
+    found, standing = memories_for_turn(
+        user, text, vector, embedder.name, k=settings.MEMORY_RECALL_K, need=need, approximate=approximate
+    )
     instructions = {item.memory.pk for item in standing}
     # a standing instruction goes after the rest, as one, even when it is also near the turn
     found = [item for item in found if item.memory.pk not in instructions]

@@ -5,11 +5,13 @@ and without the mem0 venv.
 """
 
 import pytest
+from django.db import connection
 from django.test.utils import override_settings
 
 import memoryapp.write.pipeline
 from bench.chat_bench import measure_chat
 from bench.extractor import FIXED_EXTRACTOR, FIXED_FACTS, TURNS, fixed_facts
+from bench.heavy_bench import measure_heavy
 from bench.pages_bench import PAGE_SIZE, measure_pages
 from bench.recall_bench import measure_recall
 from bench.seed import embedder_space, ensure_seeded, stored_vectors_match, synthetic_model
@@ -17,6 +19,7 @@ from bench.synthetic import HEAVY_USER_INDEX, Dataset
 from bench.timing import Buckets, stopwatch
 from bench.write_bench import measure_writes
 from chat.models import Turn
+from memoryapp import user_index
 from memoryapp.models import Memory, MemoryRecall
 from memoryapp.parsed import parse_turn
 from memoryapp.write.extract import extract_facts
@@ -211,3 +214,24 @@ def test_the_history_benchmark_indexes_its_turns_as_the_worker_does_and_times_ev
         min_sim=-1.0,
     )
     assert len({excerpt.turn.pk for excerpt in found}) == 10
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_heavy_user_benchmark_compares_the_approximate_path_with_the_exact_one():
+    """A few hundred realistic memories: scored exactly, then through the indexes it makes, each
+    search depth compared with the exact answer on the same probes."""
+    try:
+        result = measure_heavy(probes=8, k=5, ef_searches=[40, 200], facts=300, progress=False)
+        again = measure_heavy(probes=2, k=5, ef_searches=[40], facts=300, progress=False)
+    finally:
+        with connection.cursor() as cursor:
+            for names in user_index.indexed_users().values():
+                for name in names:
+                    cursor.execute(f"DROP INDEX IF EXISTS {connection.ops.quote_name(name)}")
+    assert (result.memories, result.probes, result.exact["n"]) == (300, 8, 8)
+    assert result.keys > 300 and result.build_seconds is not None and again.build_seconds is None
+    assert len(result.index_mb) == 3
+    assert [a["ef_search"] for a in result.approximate] == [40, 200]
+    for depth in result.approximate:
+        assert depth["n"] == 8 and 0.0 <= depth["same_ids"] <= depth["by_score"] <= 1.0
+    assert "memory_hnsw_u" in result.explain

@@ -6,6 +6,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from chat.services import conversation_purge_temporary
 from core.ratelimit import purge_stale
+from memoryapp import user_index
 from memoryapp.services import memory_purge_deleted
 
 _UNITS = {"d": "days", "h": "hours", "m": "minutes"}
@@ -38,8 +39,10 @@ class Command(BaseCommand):
         removed = memory_purge_deleted(older_than=age)
         temporary = conversation_purge_temporary()
         stale = purge_stale()
+        unindexed = user_index.prune()
         summary = ", ".join(f"{count} {name}" for name, count in sorted(removed.items())) or "nothing"
         self.stdout.write(
             f"Purged memories deleted more than {older_than} ago: {summary}. "
-            f"Expired temporary chats: {temporary}. Stale rate-limit rows: {stale}."
+            f"Expired temporary chats: {temporary}. Stale rate-limit rows: {stale}. "
+            f"Users whose approximate indexes were dropped: {len(unindexed)}."
         )

@@ -1,0 +1,125 @@
+"""The heavy user on realistic memories: recall over 100,000 facts (bench.facts) with the keys the
+write path gives them, every memory scored exactly, then through the user's approximate indexes
+(memoryapp.user_index) searched at several depths, each against the exact answer on the same
+probes (the floor off, so that every call returns k memories to compare)."""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.db import connection
+from django.test import override_settings
+from tqdm import tqdm
+
+from bench.facts import heavy_facts
+from bench.seed import TEXT_USER, embedder_space, seed_text_user, synthetic_model
+from bench.synthetic import DEFAULT_SEED, percentiles, probe_texts
+from memoryapp import user_index
+from memoryapp.embeddings import get_embedder
+from memoryapp.models import Memory, MemoryKey
+from memoryapp.read import recall
+
+HEAVY_FACTS = 100_000
+FACTS_SEED = 7
+# A build of the indexes of a user already far past the mark is given this much memory (the
+# memory worker makes them at the mark, where the graphs are small).
+BUILD_MEMORY = "2GB"
+
+
+@dataclass
+class HeavyResult:
+    memories: int
+    keys: int
+    probes: int
+    exact: dict[str, float]
+    build_seconds: float | None
+    index_mb: dict[str, int]
+    approximate: list[dict[str, Any]] = field(default_factory=list)
+    explain: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _heavy_user(facts: int, progress: bool):
+    """The realistic heavy user, seeded unless this database holds them already."""
+    user = get_user_model().objects.filter(username=TEXT_USER).first()
+    if user is None or Memory.objects.filter(user=user, embedding_model=synthetic_model()).count() != facts:
+        seed_text_user(heavy_facts(facts, FACTS_SEED), progress=progress)
+        user = get_user_model().objects.get(username=TEXT_USER)
+    return user
+
+
+def _pass(user, vectors, *, k: int, approximate: bool, desc: str, progress: bool):
+    found, times = [], []
+    for vector in tqdm(vectors, desc=desc, unit="probe", leave=False, disable=not progress):
+        start = time.perf_counter()
+        got = recall.memory_nearest(
+            user=user, vector=vector, embedding_model=synthetic_model(), k=k, min_sim=-1.0, approximate=approximate
+        )
+        times.append(time.perf_counter() - start)
+        found.append([(item.memory.pk, item.similarity) for item in got])
+    return found, times
+
+
+def _build(user, dims: int, facts: int) -> float | None:
+    """Make the user's indexes; how long it took, None when they were there already."""
+    wanted = {index.name for index in user_index.user_indexes(user.pk, synthetic_model(), dims)}
+    if set(user_index.indexed_users().get(user.pk, [])) == wanted:
+        return None
+    with connection.cursor() as cursor:
+        cursor.execute(f"SET maintenance_work_mem = '{BUILD_MEMORY}'")
+    start = time.perf_counter()
+    with override_settings(MEMORY_USER_INDEX_AT=facts // 2):
+        assert user_index.ensure(user.pk, synthetic_model(), dims)
+    return time.perf_counter() - start
+
+
+def measure_heavy(
+    *, probes: int, k: int, ef_searches: list[int], facts: int = HEAVY_FACTS, progress: bool = True
+) -> HeavyResult:
+    user = _heavy_user(facts, progress)
+    _model, dims = embedder_space()
+    embedder = get_embedder()
+    vectors = [embedder.embed([text])[0] for text in probe_texts(probes, DEFAULT_SEED + 3)]
+    exact, exact_times = _pass(user, vectors, k=k, approximate=False, desc="heavy user: exact", progress=progress)
+    built = _build(user, dims, facts)
+    with connection.cursor() as cursor:
+        sizes = {}
+        for index in user_index.user_indexes(user.pk, synthetic_model(), dims):
+            cursor.execute("SELECT pg_relation_size(%s::regclass)", [index.name])
+            sizes[index.name] = cursor.fetchone()[0] >> 20
+    result = HeavyResult(
+        memories=facts,
+        keys=MemoryKey.objects.filter(user=user).count(),
+        probes=len(vectors),
+        exact=percentiles(exact_times),
+        build_seconds=built,
+        index_mb=sizes,
+    )
+    for ef in ef_searches:
+        with override_settings(MEMORY_USER_INDEX_EF_SEARCH=ef):
+            _pass(user, vectors[:10], k=k, approximate=True, desc="warm-up", progress=False)
+            found, times = _pass(user, vectors, k=k, approximate=True, desc=f"heavy user: ef {ef}", progress=progress)
+        same = by_score = 0.0
+        for truth, got in zip(exact, found, strict=True):
+            fifth = min(similarity for _pk, similarity in truth)
+            same += len({pk for pk, _ in got} & {pk for pk, _ in truth}) / k
+            by_score += sum(similarity >= fifth - 1e-6 for _pk, similarity in got) / k
+        result.approximate.append(
+            {"ef_search": ef, **percentiles(times), "same_ids": same / len(found), "by_score": by_score / len(found)}
+        )
+    result.explain = _explain(user, vectors[0], dims, k)
+    return result
+
+
+def _explain(user, vector, dims: int, k: int) -> str:
+    params = recall._params(user, vector, synthetic_model(), k=k, candidates=k * recall.CANDIDATES_PER_RESULT)
+    with connection.cursor() as cursor:
+        cursor.execute("EXPLAIN (ANALYZE, BUFFERS) " + recall._sql(recall._NEAREST, dims), params)
+        text = "\n".join(row[0] for row in cursor.fetchall())
+    return re.sub(r"'\[[-0-9.,e+ ]+\]'", f"'[...{dims} floats...]'", text)

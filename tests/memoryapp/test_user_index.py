@@ -1,0 +1,175 @@
+"""A heavy user's approximate indexes (memoryapp.user_index) and the statement that walks them
+(memoryapp.read.recall): made past the mark and only then, usable by that user's scans alone,
+never losing the exact answer where they are absent, and dropped when no longer needed."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from django.core.management import call_command
+from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+from pgvector.django import CosineDistance
+
+from memoryapp import user_index
+from memoryapp.models import Memory, MemoryKey, MemorySettings
+from memoryapp.read import recall
+
+DIMS = 16
+MODEL = "synthetic-16"
+
+
+def _unit(rng: np.random.Generator, count: int) -> np.ndarray:
+    vectors = rng.standard_normal((count, DIMS)).astype(np.float32)
+    return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+
+def _memories(user, count: int, rng: np.random.Generator) -> list[Memory]:
+    """`count` memories with a question and two needs each, every vector random."""
+    now = timezone.now()
+    memories = Memory.objects.bulk_create(
+        Memory(
+            user=user,
+            text=f"fact {i}",
+            embedding=vector,
+            embedding_model=MODEL,
+            content_hash=f"{i:064x}",
+            last_seen=now,
+        )
+        for i, vector in enumerate(_unit(rng, count))
+    )
+    keys = _unit(rng, count * 3)
+    MemoryKey.objects.bulk_create(
+        MemoryKey(
+            memory=memory,
+            user=user,
+            text=f"key {n} of {memory.text}",
+            kind=MemoryKey.Kind.QUESTION if n == 0 else MemoryKey.Kind.NEED,
+            embedding=keys[i * 3 + n],
+            embedding_model=MODEL,
+        )
+        for i, memory in enumerate(memories)
+        for n in range(3)
+    )
+    return memories
+
+
+def _nearest(user, probe, *, approximate: bool) -> list[int]:
+    found = recall.memory_nearest(
+        user=user, vector=probe, embedding_model=MODEL, k=5, min_sim=-1.0, key_offset=0.05, approximate=approximate
+    )
+    return [item.memory.pk for item in found]
+
+
+@pytest.fixture
+def heavy_mark(settings):
+    settings.MEMORY_USER_INDEX_AT = 40
+    yield 40
+    with connection.cursor() as cursor:  # indexes outlive the tables' flush between tests
+        for names in user_index.indexed_users().values():
+            for name in names:
+                cursor.execute(f"DROP INDEX IF EXISTS {connection.ops.quote_name(name)}")
+
+
+@pytest.mark.django_db
+def test_the_chosen_memories_hold_the_exact_answer_without_an_index(django_user_model):
+    """Without indexes the scans of the approximate statement are exact sorts: its answer is the
+    exact statement's, keys and all, and a deleted memory's keys crowd nothing out."""
+    rng = np.random.default_rng(5)
+    user = django_user_model.objects.create_user("ana")
+    memories = _memories(user, 60, rng)
+    probes = _unit(rng, 20)
+    for probe in probes[:5]:  # the deleted memories are those nearest the probes by their keys
+        nearest_key = MemoryKey.objects.filter(user=user).order_by(CosineDistance("embedding", probe)).first()
+        Memory.objects.filter(user=user, pk=nearest_key.memory_id).update(deleted_at=timezone.now())
+    assert Memory.objects.filter(user=user, deleted_at__isnull=False).exists()
+    for probe in probes:
+        exact = _nearest(user, probe, approximate=False)
+        assert len(exact) == 5
+        assert _nearest(user, probe, approximate=True) == exact
+    assert len(memories) == 60
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_user_past_the_mark_gets_indexes_only_their_scans_can_use(django_user_model, heavy_mark):
+    rng = np.random.default_rng(6)
+    heavy, light = django_user_model.objects.create_user("heavy"), django_user_model.objects.create_user("light")
+    _memories(heavy, heavy_mark, rng)
+    _memories(light, heavy_mark - 1, rng)
+
+    assert user_index.ensure(heavy.pk, MODEL, DIMS) is True
+    assert user_index.ensure(light.pk, MODEL, DIMS) is False
+    assert set(user_index.indexed_users()) == {heavy.pk}
+    assert user_index.indexed_model(heavy.pk) == MODEL and user_index.indexed_model(light.pk) == ""
+
+    names = {index.name for index in user_index.user_indexes(heavy.pk, MODEL, DIMS)}
+    assert _indexes_in_plan(heavy, rng) == names  # each scan may walk its graph
+    assert _indexes_in_plan(light, rng) == set()  # another user's predicate proves nothing of theirs
+
+
+def _indexes_in_plan(user, rng) -> set[str]:
+    """The user's approximate indexes in the plan of their approximate statement, sorts turned
+    off so that the planner takes an index wherever one applies (the tables here are tiny)."""
+    params = recall._params(user, _unit(rng, 1)[0], MODEL, k=5, candidates=25)
+    with connection.cursor() as cursor:
+        cursor.execute("SET enable_sort = off")
+        cursor.execute("EXPLAIN " + recall._sql(recall._NEAREST, DIMS), params)
+        plan = "\n".join(row[0] for row in cursor.fetchall())
+        cursor.execute("RESET enable_sort")
+    return {name for names in user_index.indexed_users().values() for name in names if name in plan}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_recall_through_the_indexes_finds_the_exact_answer_on_a_small_graph(django_user_model, heavy_mark):
+    """On a graph this small the walk visits every node: the answer is the exact one, deleted
+    memories left out; read_turn's callers find the statement by the user's settings."""
+    rng = np.random.default_rng(7)
+    user = django_user_model.objects.create_user("heavy")
+    memories = _memories(user, 80, rng)
+    assert user_index.ensure(user.pk, MODEL, DIMS)
+    Memory.objects.filter(pk__in=[m.pk for m in memories[:10]]).update(deleted_at=timezone.now())
+    for probe in _unit(rng, 20):
+        exact = _nearest(user, probe, approximate=False)
+        assert recall.memory_nearest(user=user, vector=probe, embedding_model=MODEL, k=5, min_sim=-1.0, key_offset=0.05)
+        assert _nearest(user, probe, approximate=True) == exact
+        assert not {m.pk for m in memories[:10]} & set(exact)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_indexes_are_made_outside_a_transaction_only_and_pruned_when_not_needed(django_user_model, heavy_mark):
+    rng = np.random.default_rng(8)
+    stays, shrinks, leaves = (django_user_model.objects.create_user(name) for name in ("stays", "shrinks", "leaves"))
+    for user in (stays, shrinks, leaves):
+        _memories(user, heavy_mark, rng)
+    with transaction.atomic():
+        assert user_index.ensure(stays.pk, MODEL, DIMS) is False  # a concurrent build cannot run in one
+    assert user_index.indexed_users() == {}
+    call_command("user_indexes")
+    assert set(user_index.indexed_users()) == {stays.pk, shrinks.pk, leaves.pk}
+
+    Memory.objects.filter(user=shrinks).exclude(pk__in=Memory.objects.filter(user=shrinks)[:5]).update(
+        deleted_at=timezone.now()
+    )
+    leaves.delete()
+    call_command("user_indexes", "--prune")
+    assert set(user_index.indexed_users()) == {stays.pk}
+    assert MemorySettings.objects.get(user=shrinks).indexed_model == ""
+    assert MemorySettings.objects.get(user=stays).indexed_model == MODEL
+
+
+@pytest.mark.django_db(transaction=True)
+def test_with_the_indexes_off_no_user_gets_one_and_recall_stays_exact(django_user_model, settings):
+    settings.MEMORY_USER_INDEX_AT = None
+    rng = np.random.default_rng(9)
+    user = django_user_model.objects.create_user("heavy")
+    _memories(user, 50, rng)
+    assert user_index.ensure(user.pk, MODEL, DIMS) is False
+    call_command("user_indexes")
+    assert user_index.indexed_users() == {}
+    MemorySettings.objects.create(user=user, indexed_model=MODEL)  # left from when they were on
+    probe = _unit(rng, 1)[0]
+    with CaptureQueriesContext(connection) as queries:
+        got = recall.memory_nearest(user=user, vector=probe, embedding_model=MODEL, k=5, min_sim=-1.0, key_offset=0.05)
+    assert [item.memory.pk for item in got] == _nearest(user, probe, approximate=False)
+    assert len(queries) == 1 and "chosen" not in queries[0]["sql"]
