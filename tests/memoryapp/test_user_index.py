@@ -12,7 +12,9 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from pgvector.django import CosineDistance
 
+from chat.services import chat_reply, chat_user_turn, conversation_create
 from memoryapp import user_index
+from memoryapp.embeddings import get_embedder
 from memoryapp.models import Memory, MemoryKey, MemorySettings
 from memoryapp.read import recall
 
@@ -173,3 +175,30 @@ def test_with_the_indexes_off_no_user_gets_one_and_recall_stays_exact(django_use
         got = recall.memory_nearest(user=user, vector=probe, embedding_model=MODEL, k=5, min_sim=-1.0, key_offset=0.05)
     assert [item.memory.pk for item in got] == _nearest(user, probe, approximate=False)
     assert len(queries) == 1 and "chosen" not in queries[0]["sql"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_write_that_reaches_the_mark_makes_the_indexes_and_the_next_turn_walks_them(alice, settings):
+    """Through the chat: the memory write of the turn that leaves the user at the mark makes
+    their indexes, and a later turn is answered through them, finding what was said."""
+    settings.MEMORY_USER_INDEX_AT = 2
+    try:
+        first = conversation_create(user=alice)
+        for text in ("Call me Priya.", "I'm always in UTC."):
+            chat_reply(user=alice, user_turn=chat_user_turn(user=alice, conversation=first, content=text))
+        assert Memory.objects.filter(user=alice, deleted_at__isnull=True).count() >= 2
+        assert set(user_index.indexed_users()) == {alice.pk}
+        assert MemorySettings.objects.get(user=alice).indexed_model == get_embedder().name
+
+        asked = chat_user_turn(
+            user=alice, conversation=conversation_create(user=alice), content="What timezone am I in?"
+        )
+        with CaptureQueriesContext(connection) as queries:
+            outcome = chat_reply(user=alice, user_turn=asked)
+        assert any("chosen" in query["sql"] for query in queries)
+        assert "The user's timezone is UTC." in [item.memory.text for item in outcome.recalled]
+    finally:
+        with connection.cursor() as cursor:
+            for names in user_index.indexed_users().values():
+                for name in names:
+                    cursor.execute(f"DROP INDEX IF EXISTS {connection.ops.quote_name(name)}")
