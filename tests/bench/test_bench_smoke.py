@@ -5,7 +5,6 @@ and without the mem0 venv.
 """
 
 import pytest
-from django.db import connection
 from django.test.utils import override_settings
 
 import memoryapp.write.pipeline
@@ -224,10 +223,8 @@ def test_the_heavy_user_benchmark_compares_the_approximate_path_with_the_exact_o
         result = measure_heavy(probes=8, k=5, ef_searches=[40, 200], facts=300, progress=False)
         again = measure_heavy(probes=2, k=5, ef_searches=[40], facts=300, progress=False)
     finally:
-        with connection.cursor() as cursor:
-            for names in user_index.indexed_users().values():
-                for name in names:
-                    cursor.execute(f"DROP INDEX IF EXISTS {connection.ops.quote_name(name)}")
+        with override_settings(MEMORY_USER_INDEX_AT=None):
+            user_index.prune()  # with the indexes off: every user's
     assert (result.memories, result.probes, result.exact["n"]) == (300, 8, 8)
     assert result.keys > 300 and result.build_seconds is not None and again.build_seconds is None
     assert len(result.index_mb) == 3

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from django.core.management import call_command
 from django.db import connection, transaction
-from django.test.utils import CaptureQueriesContext
+from django.test.utils import CaptureQueriesContext, override_settings
 from django.utils import timezone
 from pgvector.django import CosineDistance
 
@@ -68,10 +68,8 @@ def _nearest(user, probe, *, approximate: bool) -> list[int]:
 def heavy_mark(settings):
     settings.MEMORY_USER_INDEX_AT = 40
     yield 40
-    with connection.cursor() as cursor:  # indexes outlive the tables' flush between tests
-        for names in user_index.indexed_users().values():
-            for name in names:
-                cursor.execute(f"DROP INDEX IF EXISTS {connection.ops.quote_name(name)}")
+    with override_settings(MEMORY_USER_INDEX_AT=None):  # indexes outlive the flush between tests
+        user_index.prune()  # with the indexes off: every user's
 
 
 @pytest.mark.django_db
@@ -198,7 +196,5 @@ def test_the_write_that_reaches_the_mark_makes_the_indexes_and_the_next_turn_wal
         assert any("chosen" in query["sql"] for query in queries)
         assert "The user's timezone is UTC." in [item.memory.text for item in outcome.recalled]
     finally:
-        with connection.cursor() as cursor:
-            for names in user_index.indexed_users().values():
-                for name in names:
-                    cursor.execute(f"DROP INDEX IF EXISTS {connection.ops.quote_name(name)}")
+        with override_settings(MEMORY_USER_INDEX_AT=None):
+            user_index.prune()  # with the indexes off: every user's
