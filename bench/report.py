@@ -83,7 +83,10 @@ def render(results: Results) -> str:
             "| of which: embedding (local model) | extraction | gate + SQL | turns/s without the embedding |",
             "|---|---|---|---|---|---|---|---|---|---|",
         ]
-        for w in [results.writes, results.writes_offline]:
+        partitioned = results.writes_partitioned
+        if partitioned:
+            partitioned = {**partitioned, "extractor": f"{partitioned['extractor']}, tables partitioned by owner"}
+        for w in [results.writes, results.writes_offline, partitioned]:
             if w:
                 lines.append(
                     f"| {w['extractor']} | {w['turns']} | {w['facts']} | {w['turns_per_second']:.0f} "
@@ -92,6 +95,8 @@ def render(results: Results) -> str:
                     f"| {w['embed_ms_per_turn']:.2f} | {w['extract_ms_per_turn']:.3f} | {w['rest_ms_per_turn']:.2f} "
                     f"| {w['without_embedding_turns_per_second']:.0f} |"
                 )
+    if results.partition_plans:
+        lines += _partition_plans(results.partition_plans)
     if results.embedding:
         e = results.embedding
         lines += [
@@ -186,6 +191,26 @@ def render(results: Results) -> str:
                 f"{c['queue_latency']['n']} writes."
             )
     return "\n".join(lines)
+
+
+def _partition_plans(plans: dict) -> list[str]:
+    """Per statement of a turn's log append, memory write and read: the partitions its plan reads."""
+    lines = [
+        "",
+        f"### Statements on tables hash-partitioned by owner ({plans['partitions']} partitions each): "
+        "partitions each plan reads",
+        "",
+        "| step | statement (first words) | partitions read, per table |",
+        "|---|---|---|",
+    ]
+    for step in ("log", "write", "read"):
+        for plan in plans[step]:
+            read = ", ".join(f"{table} {count}" for table, count in plan["partitions"].items())
+            statement = plan["statement"].replace("|", "\\|")
+            if not read:
+                read = "its row's, routed on insert" if statement.startswith("INSERT") else "no user table"
+            lines.append(f"| {step} | `{statement}` | {read} |")
+    return lines
 
 
 def explain_section(results: Results) -> str:

@@ -18,11 +18,13 @@ from bench.heavy_bench import HEAVY_FACTS, measure_heavy
 from bench.mem0_runner import DATABASE_PREFIX as MEM0_PREFIX
 from bench.mem0_runner import mem0_available, run_mem0
 from bench.pages_bench import measure_pages
+from bench.partition_bench import measure_partitioned_plans
 from bench.recall_bench import RecallResult, measure_recall
 from bench.seed import embedder_space, ensure_seeded, stored_vectors_match
 from bench.synthetic import HEAVY_USER_INDEX, Dataset, probe_texts
 from bench.write_bench import measure_embedding, measure_writes
 from core.databases import list_databases, scratch_database
+from core.partitioning import partition_by_owner
 from memoryapp.embeddings import LOCAL_MODEL_NAME
 
 DATASETS = {
@@ -30,6 +32,8 @@ DATASETS = {
     "1m": Dataset("1m", users=10_000, per_user=100, heavy=100_000),
     # the heavy user of 1m beside the regular users of 100k: quicker to seed for its own figures
     "heavy": Dataset("heavy", users=1_000, per_user=100, heavy=100_000),
+    # 100k's data and probes, on the tables hash-partitioned by owner
+    "partitioned": Dataset("partitioned", users=1_000, per_user=100, partitions=16),
     "smoke": Dataset("smoke", users=30, per_user=100, heavy=2_000),
 }
 # Every benchmark database is named with one of these prefixes, so `--drop` finds them all.
@@ -40,6 +44,8 @@ HEAVY_EF_SEARCHES = [40, 100, 200, 400]
 WRITE_DATABASE = PREFIX + "write"
 PAGES_DATABASE = PREFIX + "pages"
 CHAT_DATABASE = PREFIX + "chat"
+# The write path is measured on flat tables, then on tables hash-partitioned into this many.
+WRITE_PARTITIONS = 16
 
 
 @dataclass
@@ -68,6 +74,8 @@ class Results:
     mem0: dict[str, Any] = field(default_factory=dict)
     writes: dict[str, Any] = field(default_factory=dict)
     writes_offline: dict[str, Any] = field(default_factory=dict)
+    writes_partitioned: dict[str, Any] = field(default_factory=dict)
+    partition_plans: dict[str, Any] = field(default_factory=dict)
     embedding: dict[str, Any] = field(default_factory=dict)
     pages: dict[str, Any] = field(default_factory=dict)
     chat: dict[str, Any] = field(default_factory=dict)
@@ -82,6 +90,8 @@ class Results:
             "mem0": self.mem0,
             "writes": self.writes,
             "writes_offline": self.writes_offline,
+            "writes_partitioned": self.writes_partitioned,
+            "partition_plans": self.partition_plans,
             "embedding": self.embedding,
             "heavy": self.heavy,
             "pages": self.pages,
@@ -136,6 +146,8 @@ def run(options: Options) -> Results:
         for name in options.sizes:
             dataset = replace(DATASETS[name], dimensions=dimensions)
             with scratch_database(PREFIX + name, keep=True):
+                if dataset.partitions:
+                    partition_by_owner(dataset.partitions)
                 users, seeded = ensure_seeded(dataset, reseed=options.reseed, progress=options.progress)
                 _say(options.progress, f"{name}: {'seeded' if seeded else 'reused'} {dataset.rows:,} memories")
                 if options.seed_only:
@@ -192,6 +204,12 @@ def run(options: Options) -> Results:
                 results.writes_offline = measure_writes(
                     users=options.write_users, progress=options.progress, extractor=""
                 ).as_dict()
+            with scratch_database(WRITE_DATABASE):
+                partition_by_owner(WRITE_PARTITIONS)
+                results.writes_partitioned = measure_writes(
+                    users=options.write_users, progress=options.progress
+                ).as_dict()
+                results.partition_plans = measure_partitioned_plans()
         if options.page_requests:
             with scratch_database(PAGES_DATABASE):
                 results.pages = measure_pages(

@@ -33,6 +33,8 @@ class Dataset:
     # Memory keys per memory (memoryapp.keys): the first is the fact asked, the rest needs of its
     # kind. Our side only; mem0 stores none.
     keys: int = 4
+    # Hash partitions by owner of the distributed tables (core.partitioning); 0 keeps them flat.
+    partitions: int = 0
 
     @property
     def rows(self) -> int:

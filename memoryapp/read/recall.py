@@ -118,10 +118,11 @@ _ONLY_CHOSEN = _LIVE.format(
     chosen_memories="\n          AND m.id IN (SELECT id FROM chosen)",
 )
 # The key that matched is named for the k memories given only: aggregating every key's text to
-# find it cost the statement about half its time.
+# find it cost the statement about half its time. The owner is named as a value, not taken from
+# `top`, so that on tables partitioned by owner the planner reads one partition.
 _NEAREST_KEY = f"""(
     SELECT mk.text FROM {_KEY} mk
-    WHERE mk.memory_id = top.id AND mk.user_id = top.user_id AND mk.embedding_model = top.embedding_model
+    WHERE mk.memory_id = top.id AND mk.user_id = %(user)s AND mk.embedding_model = top.embedding_model
       AND mk.kind {{}} 'question'
     ORDER BY mk.embedding <=> probe.v, mk.id
     LIMIT 1

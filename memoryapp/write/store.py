@@ -31,18 +31,26 @@ if TYPE_CHECKING:
     from chat.models import Turn
 
 
+# A fact stored, or the live memory of the same text refreshed. Whether it was new is read from
+# the statement's own snapshot of the live memory (taken before the insert), not from the
+# row's xmax, which a partitioned table cannot return. The user's write lock (below) keeps
+# another writer from inserting between the two.
 _UPSERT_MEMORY = f"""
+    WITH live AS (
+        SELECT id FROM {Memory._meta.db_table}
+        WHERE user_id = %(user)s AND content_hash = %(hash)s AND deleted_at IS NULL
+    )
     INSERT INTO {Memory._meta.db_table}
         (user_id, text, embedding, embedding_model, content_hash, slot, sensitive, standing,
          source_conversation_id, source_turn_id, times_seen, created_at, last_seen, updated_at)
-    VALUES (%s, %s, %s::vector, %s, %s, %s, %s, %s, %s, %s, 1, statement_timestamp(), statement_timestamp(),
-            statement_timestamp())
+    VALUES (%(user)s, %(text)s, %(vector)s::vector, %(model)s, %(hash)s, %(slot)s, %(sensitive)s, %(standing)s,
+            %(conversation)s, %(turn)s, 1, statement_timestamp(), statement_timestamp(), statement_timestamp())
     ON CONFLICT (user_id, content_hash) WHERE deleted_at IS NULL
     DO UPDATE SET embedding = EXCLUDED.embedding,
                   embedding_model = EXCLUDED.embedding_model,
                   last_seen = EXCLUDED.last_seen,
                   updated_at = EXCLUDED.updated_at
-    RETURNING id, (xmax = 0) AS created
+    RETURNING id, NOT EXISTS (SELECT FROM live) AS created
 """
 
 _INSERT_EVIDENCE = f"""
@@ -93,18 +101,18 @@ def store_facts(user: User, turn: Turn, kept: list[GatedFact], *, model_name: st
             else:
                 cursor.execute(
                     _UPSERT_MEMORY,
-                    [
-                        user.pk,
-                        fact.text,
-                        vector,
-                        model_name,
-                        content_hash(fact.text),
-                        slot_of(fact.text),
-                        category_of(fact.text),
-                        obeyed(fact.text),
-                        turn.conversation_id,
-                        turn.pk,
-                    ],
+                    {
+                        "user": user.pk,
+                        "text": fact.text,
+                        "vector": vector,
+                        "model": model_name,
+                        "hash": content_hash(fact.text),
+                        "slot": slot_of(fact.text),
+                        "sensitive": category_of(fact.text),
+                        "standing": obeyed(fact.text),
+                        "conversation": turn.conversation_id,
+                        "turn": turn.pk,
+                    },
                 )
                 memory_id, created = cursor.fetchone()
             write_keys(cursor, user=user, memory_id=memory_id, model_name=model_name, known=fact.keys)

@@ -12,12 +12,14 @@ from bench.chat_bench import measure_chat
 from bench.extractor import FIXED_EXTRACTOR, FIXED_FACTS, TURNS, fixed_facts
 from bench.heavy_bench import measure_heavy
 from bench.pages_bench import PAGE_SIZE, measure_pages
+from bench.partition_bench import measure_partitioned_plans
 from bench.recall_bench import measure_recall
 from bench.seed import embedder_space, ensure_seeded, stored_vectors_match, synthetic_model
 from bench.synthetic import HEAVY_USER_INDEX, Dataset
 from bench.timing import Buckets, stopwatch
 from bench.write_bench import measure_writes
 from chat.models import Turn
+from core.partitioning import partition_by_owner
 from memoryapp import user_index
 from memoryapp.models import Memory, MemoryRecall
 from memoryapp.parsed import parse_turn
@@ -232,3 +234,20 @@ def test_the_heavy_user_benchmark_compares_the_approximate_path_with_the_exact_o
     for depth in result.approximate:
         assert depth["n"] == 8 and 0.0 <= depth["same_ids"] <= depth["by_score"] <= 1.0
     assert "memory_hnsw_u" in result.explain
+
+
+def test_on_tables_partitioned_by_owner_recall_stays_exact_and_every_statement_reads_one_partition(smoke):
+    """The benchmark's partitioned variant, inside this test's transaction: the same statements,
+    each planned on its owner's partition alone, and recall as exact as on flat tables."""
+    assert partition_by_owner(16)
+    users, _ = ensure_seeded(smoke, progress=False)
+    result = measure_recall(smoke, users, label="partitioned", probes=20, progress=False, server_samples=1)
+    assert result.exact_nearest == 1.0 and result.exact_recall == 1.0
+    assert "on memoryapp_memory_p" in result.explain and "on memoryapp_memorykey_p" in result.explain
+
+    plans = measure_partitioned_plans()
+    assert plans["partitions"] == 16
+    steps = {step: [plan["partitions"] for plan in plans[step]] for step in ("log", "write", "read")}
+    assert all(steps.values()), steps
+    assert any(steps["read"]) and any(steps["write"]) and any(steps["log"])
+    assert all(count == 1 for step in steps.values() for read in step for count in read.values()), steps
