@@ -3,7 +3,8 @@ spreading them over nodes (core.distribution), used by the benchmark's partition
 
 `partition_by_owner` turns each distributed table into a table partitioned by `HASH (user_id)`
 with `partitions` leaves, in one transaction, keeping its rows, columns, identity, checks,
-constraints, indexes and foreign keys under their own names. PostgreSQL accepts that only
+constraints, indexes and foreign keys under their own names, and its storage parameters on each
+leaf. PostgreSQL accepts that only
 because every key and unique index of these tables includes `user_id` and every foreign key
 between them joins on it (tests/config/test_schema_distribution.py). A statement that names its
 owner then reads one leaf (partition pruning); one that names a row by id alone, as Django's save
@@ -37,6 +38,9 @@ _FOREIGN_KEYS = """
     ORDER BY conrelid::regclass::text, conname
 """
 _IDENTITY = "SELECT attname FROM pg_attribute WHERE attrelid = %s::regclass AND attidentity <> ''"
+# Storage parameters (toast_tuple_target keeps the vectors inline: memoryapp 0005), which LIKE
+# does not copy and a partitioned table does not hold: each partition is given them.
+_STORAGE = "SELECT array_to_string(reloptions, ', ') FROM pg_class WHERE oid = %s::regclass"
 
 
 def partitioned_tables() -> set[str]:
@@ -84,6 +88,9 @@ def _repartition(cursor, table: str, column: str, partitions: int) -> list[str]:
     indexes = [definition for (definition,) in cursor.fetchall()]
     cursor.execute(_IDENTITY, [table])
     identities = [name for (name,) in cursor.fetchall()]
+    cursor.execute(_STORAGE, [table])
+    (storage,) = cursor.fetchone()
+    with_storage = f" WITH ({storage})" if storage else ""
     flat = f"{table}_flat"
     cursor.execute(f"ALTER TABLE {table} RENAME TO {flat}")
     cursor.execute(
@@ -93,7 +100,7 @@ def _repartition(cursor, table: str, column: str, partitions: int) -> list[str]:
     for remainder in range(partitions):
         cursor.execute(
             f"CREATE TABLE {table}_p{remainder:02d} PARTITION OF {table}"
-            f" FOR VALUES WITH (MODULUS {partitions}, REMAINDER {remainder})"
+            f" FOR VALUES WITH (MODULUS {partitions}, REMAINDER {remainder}){with_storage}"
         )
     cursor.execute(f"INSERT INTO {table} SELECT * FROM {flat}")
     for name in identities:

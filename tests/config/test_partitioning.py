@@ -31,6 +31,13 @@ def _names(table: str) -> set[str]:
         return {name for (name,) in cursor.fetchall()}
 
 
+def _storage(table: str) -> list[str] | None:
+    """A table's storage parameters (the vectors kept inline: memoryapp 0005)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT reloptions FROM pg_class WHERE oid = %s::regclass", [table])
+        return cursor.fetchone()[0]
+
+
 def _plan(sql: str, params) -> str:  # noqa: ANN001 - Django's query parameters
     with connection.cursor() as cursor:
         cursor.execute("EXPLAIN " + sql, params)
@@ -47,6 +54,8 @@ def nurse(django_user_model):
 
 def test_every_distributed_table_becomes_sixteen_partitions_keeping_rows_and_names(nurse):
     names = {table: _names(table) for table in DISTRIBUTED}
+    storage = {table: _storage(table) for table in DISTRIBUTED}
+    assert storage["memoryapp_memory"] == storage["memoryapp_memorykey"] == ["toast_tuple_target=8160"]
     memory = Memory.objects.get(user=nurse)
 
     assert partition_by_owner(16) is True
@@ -56,6 +65,7 @@ def test_every_distributed_table_becomes_sixteen_partitions_keeping_rows_and_nam
     for table in DISTRIBUTED:
         assert len(leaves(table)) == 16, table
         assert _names(table) == names[table], table
+        assert all(_storage(leaf) == storage[table] for leaf in leaves(table)), table
     kept = Memory.objects.select_related("source_turn").get(user=nurse, pk=memory.pk)
     assert (kept.text, kept.source_turn.content) == (memory.text, "I'm a nurse.")
     assert MemoryKey.objects.filter(user=nurse, memory=memory).exists()
