@@ -21,7 +21,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument(
-            "--sizes", default="100k,1m", help="datasets to measure: 100k, 1m, heavy (default: 100k,1m)"
+            "--sizes", default="100k,1m", help="datasets to measure: 100k, 1m, heavy, partitioned (default: 100k,1m)"
         )
         parser.add_argument("--smoke", action="store_true", help="a few thousand rows, a few probes, no mem0")
         parser.add_argument("--probes", type=int, default=1000, help="probes per dataset (default 1000)")
