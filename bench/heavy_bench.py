@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -40,6 +41,9 @@ class HeavyResult:
     index_mb: dict[str, int]
     approximate: list[dict[str, Any]] = field(default_factory=list)
     explain: str = ""
+    # How many of the exact answers each scan of recall's approximate form would have to find:
+    # the one by which the memory scored best (its text, the fact asked, a need of its kind).
+    answered_by: dict[str, int] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -54,7 +58,14 @@ def _heavy_user(facts: int, progress: bool):
     return user
 
 
-def _pass(user, vectors, *, k: int, approximate: bool, desc: str, progress: bool):
+def answered_by(item: recall.Recalled) -> str:
+    """The scan by which a recalled memory scored best: its text, the fact asked, or a need."""
+    if item.key_similarity > item.text_similarity:
+        return "need"
+    return "question" if item.text_similarity > item.plain_similarity else "text"
+
+
+def _pass(user, vectors, *, k: int, approximate: bool, desc: str, progress: bool, scans: Counter | None = None):
     found, times = [], []
     for vector in tqdm(vectors, desc=desc, unit="probe", leave=False, disable=not progress):
         start = time.perf_counter()
@@ -63,6 +74,8 @@ def _pass(user, vectors, *, k: int, approximate: bool, desc: str, progress: bool
         )
         times.append(time.perf_counter() - start)
         found.append([(item.memory.pk, item.similarity) for item in got])
+        if scans is not None:
+            scans.update(answered_by(item) for item in got)
     return found, times
 
 
@@ -86,7 +99,10 @@ def measure_heavy(
     _model, dims = embedder_space()
     embedder = get_embedder()
     vectors = [embedder.embed([text])[0] for text in probe_texts(probes, DEFAULT_SEED + 3)]
-    exact, exact_times = _pass(user, vectors, k=k, approximate=False, desc="heavy user: exact", progress=progress)
+    scans: Counter = Counter({"text": 0, "question": 0, "need": 0})
+    exact, exact_times = _pass(
+        user, vectors, k=k, approximate=False, desc="heavy user: exact", progress=progress, scans=scans
+    )
     built = _build(user, dims, facts)
     with connection.cursor() as cursor:
         sizes = {}
@@ -100,6 +116,7 @@ def measure_heavy(
         exact=percentiles(exact_times),
         build_seconds=built,
         index_mb=sizes,
+        answered_by=dict(scans),
     )
     for ef in ef_searches:
         with override_settings(MEMORY_USER_INDEX_EF_SEARCH=ef):

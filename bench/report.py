@@ -118,6 +118,10 @@ def render(results: Results) -> str:
             "",
             f"Approximate indexes {built}: " + ", ".join(f"{name} {mb} MB" for name, mb in h["index_mb"].items()) + ".",
             "",
+            "The exact answers, by the scan through which each scored best: "
+            + ", ".join(f"{scan} {count}" for scan, count in h.get("answered_by", {}).items())
+            + ".",
+            "",
             "| recall | ms p50 / p95 / p99 | exact top-k returned | returned at or above the exact k-th score |",
             "|---|---|---|---|",
             f"| every memory scored (exact) | {_triple(h['exact'])} | 1.000 | 1.000 |",

@@ -10,7 +10,7 @@ from django.test.utils import override_settings
 import memoryapp.write.pipeline
 from bench.chat_bench import measure_chat
 from bench.extractor import FIXED_EXTRACTOR, FIXED_FACTS, TURNS, fixed_facts
-from bench.heavy_bench import measure_heavy
+from bench.heavy_bench import answered_by, measure_heavy
 from bench.pages_bench import PAGE_SIZE, measure_pages
 from bench.partition_bench import measure_partitioned_plans
 from bench.recall_bench import measure_recall
@@ -23,6 +23,7 @@ from core.partitioning import partition_by_owner
 from memoryapp import user_index
 from memoryapp.models import Memory, MemoryRecall
 from memoryapp.parsed import parse_turn
+from memoryapp.read.recall import Recalled
 from memoryapp.write.extract import extract_facts
 
 pytestmark = pytest.mark.django_db
@@ -230,6 +231,8 @@ def test_the_heavy_user_benchmark_compares_the_approximate_path_with_the_exact_o
     assert (result.memories, result.probes, result.exact["n"]) == (300, 8, 8)
     assert result.keys > 300 and result.build_seconds is not None and again.build_seconds is None
     assert len(result.index_mb) == 3
+    assert sorted(result.answered_by) == ["need", "question", "text"]
+    assert sum(result.answered_by.values()) == 8 * 5
     assert [a["ef_search"] for a in result.approximate] == [40, 200]
     for depth in result.approximate:
         assert depth["n"] == 8 and 0.0 <= depth["same_ids"] <= depth["by_score"] <= 1.0
@@ -251,3 +254,11 @@ def test_on_tables_partitioned_by_owner_recall_stays_exact_and_every_statement_r
     assert all(steps.values()), steps
     assert any(steps["read"]) and any(steps["write"]) and any(steps["log"])
     assert all(count == 1 for step in steps.values() for read in step for count in read.values()), steps
+
+
+def test_an_answer_is_put_down_to_the_scan_it_scored_best_by():
+    memory = Memory()
+    by_need = Recalled(memory, 0.6, 1, text_similarity=0.5, key_similarity=0.6, plain_similarity=0.5)
+    by_question = Recalled(memory, 0.5, 1, text_similarity=0.5, key_similarity=0.3, plain_similarity=0.4)
+    by_text = Recalled(memory, 0.5, 1, text_similarity=0.5, key_similarity=-1.0, plain_similarity=0.5)
+    assert [answered_by(item) for item in (by_need, by_question, by_text)] == ["need", "question", "text"]
