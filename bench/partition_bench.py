@@ -4,8 +4,9 @@
 The same code sends the same statements as on flat tables; what partitioning changes is their
 plans. A statement that names its owner is planned on that owner's partition alone; one that
 names a row by id only (Django's save and delete) is planned on every partition's index on id.
-Each statement of one `remember` and one `read_turn` is captured as sent and explained (without
-running it again), and the partitions named in its plan are counted per table. The timings of
+Each statement of one turn's append to the log, its `remember` and one `read_turn` is captured
+as sent and explained (without running it again), and the partitions named in its plan are
+counted per table. The timings of
 the same paths are bench.recall_bench's and bench.write_bench's, run on a partitioned database.
 """
 
@@ -60,7 +61,7 @@ def _captured(call: Callable[[], Any]) -> list[tuple[str, Any]]:
 
 def plans_of(call: Callable[[], Any]) -> list[StatementPlan]:
     """Every statement `call` sends that the planner plans, with the partitions its plan reads."""
-    total = {table: len(leaves(table)) for table in partitioned_tables()}
+    parents = partitioned_tables()
     plans = []
     for sql, params in _captured(call):
         if not sql.lstrip().upper().startswith(_PLANNED):
@@ -70,7 +71,7 @@ def plans_of(call: Callable[[], Any]) -> list[StatementPlan]:
             plan = "\n".join(row[0] for row in cursor.fetchall())
         read: dict[str, set[str]] = {}
         for match in _LEAF.finditer(plan):
-            if match.group(1) in total:
+            if match.group(1) in parents:
                 read.setdefault(match.group(1), set()).add(match.group(0))
         head = " ".join(sql.split())[:90]
         plans.append(StatementPlan(head, {table: len(names) for table, names in sorted(read.items())}))
@@ -94,9 +95,8 @@ def measure_partitioned_plans() -> dict[str, Any]:
         )
         write = plans_of(lambda: remember(user, appended[0]))
     read = plans_of(lambda: read_turn(user, _QUESTION))
-    partitions = len(leaves("memoryapp_memory"))
     return {
-        "partitions": partitions,
+        "partitions": len(leaves("memoryapp_memory")),
         "log": [plan.as_dict() for plan in log],
         "write": [plan.as_dict() for plan in write],
         "read": [plan.as_dict() for plan in read],

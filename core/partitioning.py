@@ -4,11 +4,10 @@ spreading them over nodes (core.distribution), used by the benchmark's partition
 `partition_by_owner` turns each distributed table into a table partitioned by `HASH (user_id)`
 with `partitions` leaves, in one transaction, keeping its rows, columns, identity, checks,
 constraints, indexes and foreign keys under their own names, and its storage parameters on each
-leaf. PostgreSQL accepts that only
-because every key and unique index of these tables includes `user_id` and every foreign key
-between them joins on it (tests/config/test_schema_distribution.py). A statement that names its
-owner then reads one leaf (partition pruning); one that names a row by id alone, as Django's save
-and delete do, reads every leaf's index on id.
+leaf. PostgreSQL accepts that only because every key and unique index of these tables includes
+`user_id` and every foreign key between them joins on it (tests/config/test_schema_distribution.py).
+A statement that names its owner then reads one leaf (partition pruning); one that names a row by
+id alone, as Django's save and delete do, reads every leaf's index on id.
 
 Not a migration: the application's schema stays flat, and a database is partitioned on purpose.
 """
@@ -22,7 +21,7 @@ from core.distribution import DISTRIBUTED
 # Constraints and indexes of a table, each with the statement that makes it again. Unique and
 # primary keys come as constraints; the indexes are those backing no constraint.
 _CONSTRAINTS = """
-    SELECT conname, contype, pg_get_constraintdef(oid) FROM pg_constraint
+    SELECT conname, pg_get_constraintdef(oid) FROM pg_constraint
     WHERE conrelid = %s::regclass AND contype IN ('p', 'u', 'x') ORDER BY contype, conname
 """
 _INDEXES = """
@@ -83,7 +82,7 @@ def _repartition(cursor, table: str, column: str, partitions: int) -> list[str]:
     the statements that make its keys and indexes again (run once every table is moved, since
     index names are unique across the schema)."""
     cursor.execute(_CONSTRAINTS, [table])
-    constraints = [f"ALTER TABLE {table} ADD CONSTRAINT {name} {definition}" for name, _, definition in cursor]
+    constraints = [f"ALTER TABLE {table} ADD CONSTRAINT {name} {definition}" for name, definition in cursor]
     cursor.execute(_INDEXES, [table])
     indexes = [definition for (definition,) in cursor.fetchall()]
     cursor.execute(_IDENTITY, [table])
