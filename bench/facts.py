@@ -6,6 +6,9 @@ unit vectors have no such structure, and a graph index finds little in them."""
 
 from __future__ import annotations
 
+import random
+import re
+
 from faker import Faker
 
 _RELATIONS = ("sister", "brother", "mother", "father", "daughter", "son", "cousin", "aunt", "uncle", "friend")
@@ -49,3 +52,33 @@ def heavy_facts(count: int, seed: int) -> list[str]:
         facts[_fact(fake, kind)] = None
         kind += 1
     return list(facts)
+
+
+# How a user brings up a fact of theirs in a turn: asking about it, or asking for help with it.
+_MENTIONS = (
+    "Can you remind me: {}?",
+    "Is it right that {}?",
+    "{}. What would you suggest for this weekend?",
+    "Quick one: {}. Does that change anything for my plans?",
+)
+_FIRST_VERB = re.compile(r"^I (\w+)")
+
+
+def _in_first_person(fact: str) -> str:
+    """A stored fact as the user would say it ("The user lives in Lyon." -> "I live in Lyon")."""
+    said = fact.rstrip(".").replace("The user's ", "my ").replace("The user ", "I ")
+
+    def verb(match: re.Match) -> str:
+        word = match[1]
+        word = {"is": "am", "has": "have"}.get(word, word[:-1] if word.endswith("s") else word)
+        return f"I {word}"
+
+    return _FIRST_VERB.sub(verb, said)
+
+
+def own_fact_turns(facts: list[str], count: int, seed: int) -> list[str]:
+    """`count` turns about facts of the user's own, each a random one of `facts` in the user's
+    words inside a question or a request, the same for a given seed: the turns recall serves
+    (a turn about nothing the user said is mostly turned away by the need decision)."""
+    rng = random.Random(seed)
+    return [rng.choice(_MENTIONS).format(_in_first_person(fact)) for fact in rng.sample(facts, count)]

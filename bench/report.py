@@ -114,23 +114,29 @@ def render(results: Results) -> str:
         lines += [
             "",
             f"### Heavy user, realistic memories ({h['memories']:,} memories, {h['keys']:,} keys, "
-            f"{h['probes']} probes)",
+            f"{h['needs']:,} needs' wordings; {h['probes']} probes of each kind)",
             "",
             f"Approximate indexes {built}: " + ", ".join(f"{name} {mb} MB" for name, mb in h["index_mb"].items()) + ".",
             "",
             "The exact answers, by the scan through which each scored best: "
-            + ", ".join(f"{scan} {count}" for scan, count in h.get("answered_by", {}).items())
+            + "; ".join(
+                f"{kind}: " + ", ".join(f"{scan} {count}" for scan, count in scans.items())
+                for kind, scans in h["answered_by"].items()
+            )
             + ".",
             "",
-            "| recall | ms p50 / p95 / p99 | exact top-k returned | returned at or above the exact k-th score |",
-            "|---|---|---|---|",
-            f"| every memory scored (exact) | {_triple(h['exact'])} | 1.000 | 1.000 |",
+            "| probes | recall | ms p50 / p95 / p99 | exact top-k returned "
+            "| returned at or above the exact k-th score |",
+            "|---|---|---|---|---|",
         ]
-        lines += [
-            f"| approximate indexes, ef_search {a['ef_search']} | {_triple(a)} "
-            f"| {a['same_ids']:.3f} | {a['by_score']:.3f} |"
-            for a in h["approximate"]
-        ]
+        for kind, times in h["exact"].items():
+            lines.append(f"| {kind} | every memory scored (exact) | {_triple(times)} | 1.000 | 1.000 |")
+            lines += [
+                f"| {kind} | approximate indexes, {a['lists']} lists searched | {_triple(a)} "
+                f"| {a['same_ids']:.3f} | {a['by_score']:.3f} |"
+                for a in h["approximate"]
+                if a["probes"] == kind
+            ]
     if results.pages:
         p = results.pages
         lines += [

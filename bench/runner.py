@@ -40,7 +40,8 @@ DATASETS = {
 PREFIX = "memory_bench_"
 # The datasets measured with a heavy user of realistic memories too (bench.heavy_bench), and how many.
 HEAVY_TEXT = {"heavy": HEAVY_FACTS, "smoke": 600}
-HEAVY_EF_SEARCHES = [40, 100, 200, 400]
+# How many IVFFlat lists the heavy user's indexes are searched (MEMORY_USER_INDEX_PROBES).
+HEAVY_DEPTHS = [10, 20, 40]
 WRITE_DATABASE = PREFIX + "write"
 PAGES_DATABASE = PREFIX + "pages"
 CHAT_DATABASE = PREFIX + "chat"
@@ -162,7 +163,7 @@ def run(options: Options) -> Results:
                     results.heavy = measure_heavy(
                         probes=options.heavy_probes,
                         k=options.k,
-                        ef_searches=HEAVY_EF_SEARCHES,
+                        depths=HEAVY_DEPTHS,
                         facts=HEAVY_TEXT[name],
                         progress=options.progress,
                     ).as_dict()

@@ -15,7 +15,7 @@ from tqdm import tqdm
 
 from bench.synthetic import Dataset, key_text, memory_text, position_of, username
 from memoryapp.embeddings import get_embedder
-from memoryapp.models import Memory, MemoryKey
+from memoryapp.models import Memory, MemoryKey, MemoryNeed
 
 
 def embedder_space() -> tuple[str, int]:
@@ -89,7 +89,9 @@ def settle(*tables: str) -> None:
 
 def copy_keys(dataset: Dataset, users: dict[int, int], *, progress: bool = True) -> None:
     """Load every memory's keys by binary COPY: the first key the fact asked, the rest needs of
-    its kind (memoryapp.models.MemoryKey), each with its generated vector."""
+    its kind (memoryapp.models.MemoryKey), each with its generated vector. Their wordings are
+    not kept once more (MemoryNeed): only recall through a user's approximate indexes reads
+    them, and these users have none."""
     if not dataset.keys:
         return
     model = synthetic_model()
@@ -201,6 +203,15 @@ def _embedded(texts: list[str], *, desc: str, progress: bool) -> np.ndarray:
     return np.concatenate(parts).astype(np.float32)
 
 
+# The needs' wordings, once each, as the write path keeps them (memoryapp.write.store).
+_NEEDS_OF_KEYS = f"""
+    INSERT INTO {MemoryNeed._meta.db_table} (user_id, embedding_model, text, embedding)
+    SELECT DISTINCT ON (embedding_model, text) user_id, embedding_model, text, embedding
+    FROM {MemoryKey._meta.db_table} WHERE user_id = %s AND kind <> '{MemoryKey.Kind.QUESTION}'
+    ORDER BY embedding_model, text, id
+"""
+
+
 def seed_text_user(facts: list[str], *, progress: bool = True) -> int:
     """Store `facts` as one user's memories, embedded by the configured model, each with the keys
     the write path gives it (memoryapp.keys), embedded too; the user's id. Replaces the user."""
@@ -212,6 +223,7 @@ def seed_text_user(facts: list[str], *, progress: bool = True) -> int:
     if old is not None:  # by SQL first: the ORM's delete would collect every row in memory
         with connection.cursor() as cursor:
             cursor.execute(f"DELETE FROM {MemoryKey._meta.db_table} WHERE user_id = %s", [old.pk])
+            cursor.execute(f"DELETE FROM {MemoryNeed._meta.db_table} WHERE user_id = %s", [old.pk])
             cursor.execute(f"DELETE FROM {Memory._meta.db_table} WHERE user_id = %s", [old.pk])
         old.delete()
     user_index.prune()  # the replaced user's indexes (with the indexes off, every user's)
@@ -235,5 +247,6 @@ def seed_text_user(facts: list[str], *, progress: bool = True) -> int:
             for fact, pairs in keys.items():
                 for text, kind in pairs:
                     copy.write_row([ids[fact], user.pk, text, kind, key_vectors[text], model, now])
-    settle(MemoryKey._meta.db_table)
+        cursor.execute(_NEEDS_OF_KEYS, [user.pk])
+    settle(MemoryKey._meta.db_table, MemoryNeed._meta.db_table)
     return user.pk

@@ -27,6 +27,7 @@ from django.db import migrations
 DISTRIBUTED = {
     "memoryapp_memory": "user_id",
     "memoryapp_memorykey": "user_id",
+    "memoryapp_memoryneed": "user_id",
     "memoryapp_memoryevidence": "user_id",
     "memoryapp_memoryrecall": "user_id",
     "memoryapp_memoryevent": "user_id",

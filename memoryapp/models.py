@@ -114,7 +114,39 @@ class MemoryKey(models.Model):
                 fields=["user", "memory", "embedding_model", "text"], name="memory_key_once_per_model"
             )
         ]
-        indexes = [models.Index(fields=["user", "memory", "embedding_model"], name="memory_key_user_memory")]
+        indexes = [
+            models.Index(fields=["user", "memory", "embedding_model"], name="memory_key_user_memory"),
+            # a wording's memories in id order (MemoryNeed), and whether any key has it still
+            models.Index(
+                fields=["user", "embedding_model", "text", "memory"],
+                condition=~models.Q(kind="question"),
+                name="memory_key_need_wording",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.text
+
+
+class MemoryNeed(models.Model):
+    """A need (MemoryKey of kind NEED) once per user, embedding model and wording, with its
+    embedding. Needs repeat: every memory of a kind has the same ones ("Where do I live?"), so a
+    heavy user's 100,000 memories have some 180,000 need keys in a few thousand wordings.
+    Recall's approximate form (memoryapp.read.recall) scans these wordings and then takes, for
+    each, the memories that have it in id order, which is the order in which the exact sort
+    breaks their tie.
+
+    Written with the keys (memoryapp.write.store.write_keys); a wording no key has any more is
+    removed by `purge_deleted`. Keyed by its owner and natural key, so it distributes with the
+    user's other rows (core.distribution).
+    """
+
+    pk = models.CompositePrimaryKey("user", "embedding_model", "text")
+    # found by the primary key, which begins with the user
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+", db_index=False)
+    embedding_model = models.CharField(max_length=100)
+    text = models.CharField(max_length=200)
+    embedding = VectorField()
 
     def __str__(self) -> str:
         return self.text

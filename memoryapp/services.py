@@ -29,7 +29,7 @@ from memoryapp.orders import obeyed, orders_problem
 from memoryapp.parsed import ParsedTurn, parse_turn
 from memoryapp.slots import slot_of
 from memoryapp.write.extract import clean_fact
-from memoryapp.write.store import supersede, write_keys
+from memoryapp.write.store import drop_unused_needs, supersede, write_keys
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -302,11 +302,15 @@ def memory_admin_log_erase(*, user: User) -> int:
 
 def memory_purge_deleted(*, older_than: timedelta) -> dict[str, int]:
     """Hard-delete memories soft-deleted more than `older_than` ago, with their evidence,
-    recall and history rows (retention). Live memories are never touched."""
+    recall and history rows (retention), and the need wordings no key has any more. Live
+    memories are never touched."""
     cutoff = timezone.now() - older_than
     with transaction.atomic():
         _, by_model = Memory.objects.filter(deleted_at__isnull=False, deleted_at__lt=cutoff).delete()
-    return {label.split(".")[-1]: count for label, count in by_model.items()}
+    removed = {label.split(".")[-1]: count for label, count in by_model.items()}
+    if unused := drop_unused_needs():
+        removed["memoryneed"] = unused
+    return removed
 
 
 _REEMBED = f"""

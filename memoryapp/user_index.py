@@ -1,24 +1,30 @@
-"""A heavy user's own approximate (HNSW) indexes over their memories and keys.
+"""A heavy user's own approximate indexes over their memories, keys and needs.
 
 Recall (memoryapp.read.recall) chooses the memories to score by three nearest-first scans of the
 user's live rows: by text, by the fact asked, by the needs of its kind. For most users each scan
 is an exact sort through the B-tree on user, and that is the right plan: no approximate index
 can lose one of their rows. Its cost grows with the user's rows, though (docs/benchmarks.md,
-"Heavy users"), so a user with MEMORY_USER_INDEX_AT live memories or more gets three HNSW
-indexes of their own, one a scan, each partial on the user's id and the embedding model. The
-planner picks one by that predicate (Django sends the statement's values written in), so no code
-chooses the path, and no other user's statement or write is touched by it.
+"Heavy users"), so a user with MEMORY_USER_INDEX_AT live memories or more gets three indexes of
+their own, one a scan, each partial on the user's id and the embedding model:
+- texts and facts asked: IVFFlat over half-precision vectors, a list per ROWS_PER_LIST rows,
+  searched MEMORY_USER_INDEX_PROBES lists deep. A user's facts cluster tightly by kind, and a turn
+  far from all of them is as far from many; a graph walk settles in the nearest cluster and
+  misses the rest, where scanning whole lists does not (measured: docs/benchmarks.md);
+- needs: an HNSW graph over their wordings (MemoryNeed), a few thousand, each worded like a turn,
+  searched MEMORY_USER_INDEX_EF_SEARCH deep.
+The planner picks each by its predicate (Django sends the statement's values written in), so no
+code chooses the path, and no other user's statement or write is touched by it.
 
 The indexes are made by the memory worker after a write that leaves the user at the mark
 (`ensure`, CREATE INDEX CONCURRENTLY: writes go on meanwhile), and by `manage.py user_indexes`
-for users already past it. They are dropped when the user falls under half the mark or is
-deleted (`manage.py user_indexes --prune`, run by `purge_deleted`). Every partial index is
-weighed by the planner on every statement on its table, so their number is the limit of this
-design on one node; past it, a heavy user is a shard of their own (docs/scale-out.md).
+for users already past it. The lists are fixed when an index is made; `ensure` makes the IVFFlat
+ones again (a new index, then the old one dropped) once the user has twice the rows their lists
+were made for. They are dropped when the user falls under half the mark or is deleted
+(`manage.py user_indexes --prune`, run by `purge_deleted`). Every partial index is weighed by the
+planner on every statement on its table, so their number is the limit of this design on one
+node; past it, a heavy user is a shard of their own (docs/scale-out.md).
 
-Off by default (MEMORY_USER_INDEX_AT unset): on realistic memories, which cluster tightly by
-kind, a graph searched to MEMORY_USER_INDEX_EF_SEARCH misses too much of the exact answer for a
-turn far from all of them (docs/benchmarks.md, "Heavy users"); every user is sorted exactly.
+Off by default (MEMORY_USER_INDEX_AT unset): every user is sorted exactly.
 """
 
 from __future__ import annotations
@@ -31,16 +37,25 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.db import connection
 
-from memoryapp.models import Memory, MemoryKey, MemorySettings
+from memoryapp.models import Memory, MemoryKey, MemoryNeed, MemorySettings
 
 logger = logging.getLogger(__name__)
 
-_PREFIX = "memory_hnsw_u"
-# How far recall searches the graphs (pgvector's `hnsw.ef_search`, MEMORY_USER_INDEX_EF_SEARCH),
-# going on past deleted memories' keys until enough are found, in the statement's transaction.
-SEARCH_SETTINGS = (
-    "SELECT set_config('hnsw.ef_search', %s::text, true), set_config('hnsw.iterative_scan', 'relaxed_order', true)"
-)
+_PREFIX = "memory_ann_u"
+# How many of the user's rows an IVFFlat list holds when the index is made.
+ROWS_PER_LIST = 333
+# How far recall searches: the needs' graph (`hnsw.ef_search`, MEMORY_USER_INDEX_EF_SEARCH) and the
+# lists (`ivfflat.probes`, MEMORY_USER_INDEX_PROBES), each going on past deleted memories' rows
+# until enough are found, in the statement's transaction.
+SEARCH_SETTINGS = """SELECT set_config('hnsw.ef_search', %s::text, true),
+                            set_config('hnsw.iterative_scan', 'relaxed_order', true),
+                            set_config('ivfflat.probes', %s::text, true),
+                            set_config('ivfflat.iterative_scan', 'relaxed_order', true)"""
+
+
+def search_settings() -> list[int]:
+    """The parameters of SEARCH_SETTINGS."""
+    return [settings.MEMORY_USER_INDEX_EF_SEARCH, settings.MEMORY_USER_INDEX_PROBES]
 
 
 def mark() -> int | None:
@@ -52,29 +67,46 @@ def enabled() -> bool:
     return mark() is not None
 
 
+def lists_for(rows: int) -> int:
+    """How many IVFFlat lists an index over `rows` rows is made with."""
+    return max(1, rows // ROWS_PER_LIST)
+
+
 @dataclass(frozen=True)
 class UserIndex:
-    """One of a user's indexes: its name, table and the predicate the recall scan states."""
+    """One of a user's indexes: its name, table, the predicate recall's scan states, and how it
+    is made (`lists`: IVFFlat with that many lists over half-precision vectors; None: HNSW)."""
 
     name: str
     table: str
     predicate: str
+    lists: int | None
+
+    def using(self, dims: int) -> str:
+        if self.lists is None:
+            return f"USING hnsw ((embedding::vector({int(dims)})) vector_cosine_ops)"
+        return f"USING ivfflat ((embedding::halfvec({int(dims)})) halfvec_cosine_ops) WITH (lists = {self.lists})"
+
+    @property
+    def stem(self) -> str:
+        """The name without the lists: what an index of this scan is called whatever its lists."""
+        return self.name if self.lists is None else self.name.rsplit("_", 1)[0]
 
 
-def user_indexes(user_id: int, embedding_model: str, dims: int) -> list[UserIndex]:
+def user_indexes(user_id: int, embedding_model: str, dims: int, *, lists: int) -> list[UserIndex]:
     """The three indexes of one user and model, with the predicates recall's scans state
-    (memoryapp.read.recall._CHOSEN), values written in as Django sends them."""
+    (memoryapp.read.recall._CHOSEN), values written in as Django sends them; the IVFFlat ones
+    with `lists` lists."""
     quoted = "'" + embedding_model.replace("'", "''") + "'"
     owner = f"user_id = {int(user_id)} AND embedding_model = {quoted}"
     digest = hashlib.sha256(f"{embedding_model}:{int(dims)}".encode()).hexdigest()[:8]
+    stem = f"{_PREFIX}{int(user_id)}"
     return [
-        UserIndex(f"{_PREFIX}{int(user_id)}_text_{digest}", Memory._meta.db_table, f"{owner} AND deleted_at IS NULL"),
+        UserIndex(f"{stem}_text_{digest}_{lists}", Memory._meta.db_table, f"{owner} AND deleted_at IS NULL", lists),
         UserIndex(
-            f"{_PREFIX}{int(user_id)}_question_{digest}", MemoryKey._meta.db_table, f"{owner} AND kind = 'question'"
+            f"{stem}_question_{digest}_{lists}", MemoryKey._meta.db_table, f"{owner} AND kind = 'question'", lists
         ),
-        UserIndex(
-            f"{_PREFIX}{int(user_id)}_need_{digest}", MemoryKey._meta.db_table, f"{owner} AND kind <> 'question'"
-        ),
+        UserIndex(f"{stem}_need_{digest}", MemoryNeed._meta.db_table, owner, None),
     ]
 
 
@@ -102,68 +134,90 @@ def live_count(user_id: int, embedding_model: str | None, *, up_to: int) -> int:
         return cursor.fetchone()[0]
 
 
-def _existing(names: list[str]) -> set[str]:
-    """Those of the named indexes that exist and are valid (a concurrent build that failed
-    leaves an invalid one behind, which `ensure` replaces)."""
+def _existing(user_id: int) -> dict[str, bool]:
+    """The user's indexes, each with whether it is valid (a concurrent build that failed leaves
+    an invalid one behind, which `ensure` replaces)."""
     with connection.cursor() as cursor:
         cursor.execute(
-            """SELECT c.relname FROM pg_class c JOIN pg_index i ON i.indexrelid = c.oid
-               WHERE c.relname = ANY(%s) AND c.relnamespace = current_schema()::regnamespace AND i.indisvalid""",
-            [names],
+            """SELECT c.relname, i.indisvalid FROM pg_class c JOIN pg_index i ON i.indexrelid = c.oid
+               WHERE c.relname LIKE %s AND c.relnamespace = current_schema()::regnamespace""",
+            [f"{_PREFIX}{int(user_id)}".replace("_", r"\_") + r"\_%"],
         )
-        return {name for (name,) in cursor.fetchall()}
+        return dict(cursor.fetchall())
+
+
+def _lists_of(name: str) -> int:
+    match = _NAME.match(name)
+    return int(match["lists"]) if match and match["lists"] else 0
 
 
 def ensure(user_id: int, embedding_model: str, dims: int) -> bool:
     """Make the user's indexes if they have MEMORY_USER_INDEX_AT live memories of the model or
-    more; says whether the user has them now. A concurrent build cannot run in a transaction, so
+    more, and make an IVFFlat one again once they have twice the rows its lists were made for;
+    says whether the user has them now. A concurrent build cannot run in a transaction, so
     inside one this does nothing: the memory worker calls it after a write has committed."""
     heavy = mark()
-    if connection.in_atomic_block or heavy is None or live_count(user_id, embedding_model, up_to=heavy) < heavy:
+    if connection.in_atomic_block or heavy is None:
         return False
-    indexes = user_indexes(user_id, embedding_model, dims)
-    present = _existing([index.name for index in indexes])
-    missing = [index for index in indexes if index.name not in present]
-    if not missing:
-        if indexed_model(user_id) != embedding_model:
-            _record(user_id, embedding_model)
-        return True
+    existing = _existing(user_id)
+    built = max((_lists_of(name) for name, valid in existing.items() if valid), default=0)
+    live = live_count(user_id, embedding_model, up_to=max(heavy, 2 * built * ROWS_PER_LIST))
+    if live < heavy:
+        return False
+    changed = False
     with connection.cursor() as cursor:
-        for index in missing:
-            name = connection.ops.quote_name(index.name)
-            cursor.execute(f"DROP INDEX CONCURRENTLY IF EXISTS {name}")  # an invalid one, left by a failed build
+        for index in user_indexes(user_id, embedding_model, dims, lists=lists_for(live)):
+            same_scan = [name for name in existing if name == index.stem or name.startswith(index.stem + "_")]
+            if any(existing[name] and 2 * _lists_of(name) * ROWS_PER_LIST > live for name in same_scan) or (
+                index.lists is None and existing.get(index.name)
+            ):
+                continue
+            cursor.execute(f"DROP INDEX CONCURRENTLY IF EXISTS {connection.ops.quote_name(index.name)}")
             cursor.execute(
-                f"""CREATE INDEX CONCURRENTLY {name} ON {index.table}
-                    USING hnsw ((embedding::vector({int(dims)})) vector_cosine_ops) WHERE {index.predicate}"""
+                f"CREATE INDEX CONCURRENTLY {connection.ops.quote_name(index.name)} ON {index.table} "
+                f"{index.using(dims)} WHERE {index.predicate}"
             )
-    _record(user_id, embedding_model)
-    logger.info("user_index: user %s has approximate indexes for %s", user_id, embedding_model)
+            for name in same_scan:  # the one it replaces
+                if name != index.name:
+                    cursor.execute(f"DROP INDEX CONCURRENTLY IF EXISTS {connection.ops.quote_name(name)}")
+            changed = True
+    if changed or indexed_model(user_id) != embedding_model:
+        _record(user_id, embedding_model)
+    if changed:
+        logger.info("user_index: user %s has approximate indexes for %s", user_id, embedding_model)
     return True
 
 
-_NAME = re.compile(rf"^{_PREFIX}(\d+)_(text|question|need)_[0-9a-f]{{8}}$")
+_NAME = re.compile(rf"^{_PREFIX}(\d+)_(text|question|need)_[0-9a-f]{{8}}(?:_(?P<lists>\d+))?$")
+# Indexes of an earlier form (a graph for every scan), which recall's statement no longer uses:
+# `prune` drops them.
+_FORMER = re.compile(r"^memory_hnsw_u(\d+)_(text|question|need)_[0-9a-f]{8}$")
 
 
 def indexed_users() -> dict[int, list[str]]:
     """Every user who has indexes, with their names."""
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND indexname LIKE %s",
-            [_PREFIX.replace("_", r"\_") + "%"],
+            "SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND indexname LIKE 'memory\\_%%'"
         )
         found: dict[int, list[str]] = {}
         for (name,) in cursor.fetchall():
-            if match := _NAME.match(name):
+            if match := _NAME.match(name) or _FORMER.match(name):
                 found.setdefault(int(match[1]), []).append(name)
         return found
 
 
 def prune() -> list[int]:
     """Drop the indexes of users who are gone or have fallen under half the mark, and every
-    user's when the indexes are off; the users whose indexes were dropped."""
+    user's when the indexes are off, and indexes of the earlier form; the users whose indexes
+    were all dropped."""
     heavy, dropped = mark(), []
     for user_id, names in indexed_users().items():
         if heavy is not None and live_count(user_id, None, up_to=heavy // 2) >= heavy // 2:
+            names = [name for name in names if _FORMER.match(name)]
+            with connection.cursor() as cursor:
+                for name in names:
+                    cursor.execute(f"DROP INDEX CONCURRENTLY IF EXISTS {connection.ops.quote_name(name)}")
             continue
         with connection.cursor() as cursor:
             for name in names:

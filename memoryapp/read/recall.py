@@ -18,7 +18,7 @@ from chat.models import Conversation, Turn
 from memoryapp import thresholds, user_index
 from memoryapp.embeddings import get_embedder
 from memoryapp.keys import GROUPS, MAX_KEYS, OTHER_GROUP, group_of
-from memoryapp.models import Memory, MemoryKey
+from memoryapp.models import Memory, MemoryKey, MemoryNeed
 from memoryapp.read.need import NOT_NEEDED, asks_for_profile, turn_need
 from memoryapp.standing import is_standing
 from memoryapp.thresholds import recall_floor, sensitive_floor
@@ -43,39 +43,65 @@ class Recalled:
 _NEAREST_COLUMNS = ", ".join(f"m.{f.column}" for f in Memory._meta.concrete_fields if f.name != "embedding")
 _MEMORY = Memory._meta.db_table
 _KEY = MemoryKey._meta.db_table
+_NEED = MemoryNeed._meta.db_table
 # Written out rather than built by the ORM: recall runs on every turn, and compiling the
 # equivalent queryset cost more than the database's own work (measured: docs/quality/2026-12-06-constants.md).
 # The owner is named in every statement on memories and keys, and every joined table is tied to it.
 #
 # Two forms. For most users every live memory is scored (`_EVERY`): an exact sort of the user's
 # rows found through the B-tree on user, and no approximate index can lose one of them. A user
-# with approximate (HNSW) indexes of their own (memoryapp.user_index, partial on their id) has
-# only the memories `chosen` scored: three nearest-first scans of their live rows, by text, by the
-# fact asked, by the needs of its kind, CANDIDATES_PER_RESULT times k of each, which the planner
-# runs on those indexes by their predicate, so each walks a graph instead of sorting every row.
+# with approximate indexes of their own (memoryapp.user_index, partial on their id) has only the
+# memories `chosen` scored, by three nearest-first scans of their live rows, CANDIDATES_PER_RESULT
+# times k of each, which the planner runs on those indexes by their predicate:
+# - by text and by the fact asked, each compared at half precision (the indexes' form: IVFFlat
+#   lists of half-precision vectors, searched MEMORY_USER_INDEX_PROBES lists deep);
+# - by need: the nearest wordings of needs (MemoryNeed, once per wording, on an HNSW graph), and
+#   for each the k first memories in id order that have it, which is how the exact sort breaks
+#   the tie between memories that share a need (thousands share "Where do I live?").
 # The probe is written into each scan's order so that an index can order by it. Without the
 # indexes the scans are exact sorts, and the chosen memories hold the exact top k (a memory
 # outranked in a scan by that many rows is outranked by at least k memories, since no memory has
-# more keys than that): a user whose indexes are gone still gets the exact answer.
+# more keys than that): a user whose indexes are gone still gets the exact answer, but for rows
+# that half precision cannot tell apart (the chosen are then scored at full precision).
+_LIVE_KEY = """EXISTS (
+              SELECT 1 FROM {memory} km
+              WHERE km.id = mk.memory_id AND km.user_id = mk.user_id AND km.deleted_at IS NULL
+          )"""
 _CHOSEN = """
     text_near AS (
         SELECT m.id FROM {memory} m
         WHERE m.user_id = %(user)s AND m.embedding_model = %(model)s AND m.deleted_at IS NULL
-        ORDER BY m.embedding::vector({dims}) <=> %(vector)s::vector({dims})
+        ORDER BY m.embedding::halfvec({dims}) <=> %(vector)s::halfvec({dims})
         LIMIT %(candidates)s
     ),
-    question_near AS ({question_near}),
-    need_near AS ({need_near}),
-    chosen AS (SELECT id FROM text_near UNION SELECT id FROM question_near UNION SELECT id FROM need_near)"""
-_KEYS_NEAR = """
+    question_near AS (
         SELECT mk.memory_id AS id FROM {key} mk
-        WHERE mk.user_id = %(user)s AND mk.embedding_model = %(model)s AND mk.kind {kind} 'question'
+        WHERE mk.user_id = %(user)s AND mk.embedding_model = %(model)s AND mk.kind = 'question'
+          AND {live_key}
+        ORDER BY mk.embedding::halfvec({dims}) <=> %(vector)s::halfvec({dims})
+        LIMIT %(candidates)s
+    ),
+    need_near AS (
+        SELECT n.text FROM {need} n
+        WHERE n.user_id = %(user)s AND n.embedding_model = %(model)s
           AND EXISTS (
-              SELECT 1 FROM {memory} km
-              WHERE km.id = mk.memory_id AND km.user_id = mk.user_id AND km.deleted_at IS NULL
+              SELECT 1 FROM {key} mk
+              WHERE mk.user_id = n.user_id AND mk.embedding_model = n.embedding_model AND mk.text = n.text
+                AND mk.kind <> 'question' AND {live_key}
           )
-        ORDER BY mk.embedding::vector({dims}) <=> %(vector)s::vector({dims})
-        LIMIT %(candidates)s"""
+        ORDER BY n.embedding::vector({dims}) <=> %(vector)s::vector({dims})
+        LIMIT %(candidates)s
+    ),
+    need_memories AS (
+        SELECT first.id FROM need_near, LATERAL (
+            SELECT mk.memory_id AS id FROM {key} mk
+            WHERE mk.user_id = %(user)s AND mk.embedding_model = %(model)s AND mk.kind <> 'question'
+              AND mk.text = need_near.text AND {live_key}
+            ORDER BY mk.memory_id
+            LIMIT %(k)s
+        ) first
+    ),
+    chosen AS (SELECT id FROM text_near UNION SELECT id FROM question_near UNION SELECT id FROM need_memories)"""
 # `live`: the chosen memories, each with its distances to the probe: by its own words (its text,
 # or the fact asked as a question, counted `question_offset` further off: memoryapp.keys), by the
 # nearest need of its kind, counted `key_offset` further off (a key is worded like every other
@@ -148,10 +174,8 @@ def _sql(template: str, dims: int | None) -> str:
     if dims is None:
         return template.format(live=_EVERY)
 
-    def keys_near(kind: str) -> str:
-        return _KEYS_NEAR.format(key=_KEY, memory=_MEMORY, kind=kind, dims=int(dims))
-
-    chosen = _CHOSEN.format(memory=_MEMORY, dims=int(dims), question_near=keys_near("="), need_near=keys_near("<>"))
+    live_key = _LIVE_KEY.format(memory=_MEMORY)
+    chosen = _CHOSEN.format(memory=_MEMORY, key=_KEY, need=_NEED, dims=int(dims), live_key=live_key)
     return template.format(live=f"{chosen}, {_ONLY_CHOSEN}")
 
 
@@ -170,7 +194,7 @@ def _rows(template: str, params: dict[str, Any], dims: int | None) -> list[Memor
     if dims is None:
         return list(Memory.objects.raw(_sql(template, None), params))
     with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute(user_index.SEARCH_SETTINGS, [settings.MEMORY_USER_INDEX_EF_SEARCH])
+        cursor.execute(user_index.SEARCH_SETTINGS, user_index.search_settings())
         return list(Memory.objects.raw(_sql(template, dims), params))
 
 

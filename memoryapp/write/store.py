@@ -20,7 +20,7 @@ from memoryapp import grammar, lexicon, thresholds
 from memoryapp.embeddings import get_embedder
 from memoryapp.hashing import content_hash
 from memoryapp.keys import category_of, keyed, keys_of
-from memoryapp.models import Memory, MemoryEvent, MemoryEvidence, MemoryKey
+from memoryapp.models import Memory, MemoryEvent, MemoryEvidence, MemoryKey, MemoryNeed
 from memoryapp.orders import obeyed
 from memoryapp.slots import slot_of
 from memoryapp.write.gate import GatedFact
@@ -134,11 +134,50 @@ _DROP_KEYS = f"""
     DELETE FROM {MemoryKey._meta.db_table}
     WHERE memory_id = %s AND user_id = %s AND NOT (embedding_model = %s AND text = ANY(%s::text[]))
 """
+# A need's wording is kept once more, for the user and model (MemoryNeed), with its first key.
 _INSERT_KEY = f"""
-    INSERT INTO {MemoryKey._meta.db_table} (memory_id, user_id, text, kind, embedding, embedding_model, created_at)
-    VALUES (%s, %s, %s, %s, %s::vector, %s, statement_timestamp())
-    ON CONFLICT (user_id, memory_id, embedding_model, text) DO NOTHING
+    WITH key AS (
+        INSERT INTO {MemoryKey._meta.db_table} (memory_id, user_id, text, kind, embedding, embedding_model, created_at)
+        VALUES (%s, %s, %s, %s, %s::vector, %s, statement_timestamp())
+        ON CONFLICT (user_id, memory_id, embedding_model, text) DO NOTHING
+        RETURNING user_id, embedding_model, text, kind, embedding
+    )
+    INSERT INTO {MemoryNeed._meta.db_table} (user_id, embedding_model, text, embedding)
+    SELECT user_id, embedding_model, text, embedding FROM key WHERE kind <> '{MemoryKey.Kind.QUESTION}'
+    ON CONFLICT (user_id, embedding_model, text) DO NOTHING
 """
+# Wordings no key of the user's has any more (a memory purged, reworded or re-embedded).
+_UNUSED_NEEDS = f"""
+    SELECT n.{{select}} FROM {MemoryNeed._meta.db_table} n
+    WHERE {{owner}} NOT EXISTS (
+        SELECT 1 FROM {MemoryKey._meta.db_table} k
+        WHERE k.user_id = n.user_id AND k.embedding_model = n.embedding_model AND k.text = n.text
+          AND k.kind <> '{MemoryKey.Kind.QUESTION}'
+    )
+"""
+_USERS_WITH_UNUSED_NEEDS = _UNUSED_NEEDS.format(select="user_id", owner="") + " GROUP BY n.user_id"
+_DROP_UNUSED_NEEDS = f"""
+    DELETE FROM {MemoryNeed._meta.db_table} WHERE user_id = %s AND (user_id, embedding_model, text) IN (
+        {_UNUSED_NEEDS.format(select="user_id, n.embedding_model, n.text", owner="n.user_id = %s AND")}
+    )
+"""
+
+
+def drop_unused_needs() -> int:
+    """Remove the need wordings (MemoryNeed) no key has any more; how many. Each user's are
+    removed under their write lock, so a wording a write is giving a key meanwhile stays."""
+    with connection.cursor() as cursor:
+        cursor.execute(_USERS_WITH_UNUSED_NEEDS)
+        users = [user_id for (user_id,) in cursor.fetchall()]
+    dropped = 0
+    for user_id in users:
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [_WRITE_LOCK, user_id])
+            cursor.execute(_DROP_UNUSED_NEEDS, [user_id, user_id])
+            dropped += cursor.rowcount
+    return dropped
+
+
 _KEYED = f"UPDATE {Memory._meta.db_table} SET keys_model = %s WHERE id = %s AND user_id = %s"
 
 

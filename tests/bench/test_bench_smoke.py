@@ -221,22 +221,31 @@ def test_the_history_benchmark_indexes_its_turns_as_the_worker_does_and_times_ev
 @pytest.mark.django_db(transaction=True)
 def test_the_heavy_user_benchmark_compares_the_approximate_path_with_the_exact_one():
     """A few hundred realistic memories: scored exactly, then through the indexes it makes, each
-    search depth compared with the exact answer on the same probes."""
+    search depth compared with the exact answer on the same probes, of both kinds."""
     try:
-        result = measure_heavy(probes=8, k=5, ef_searches=[40, 200], facts=300, progress=False)
-        again = measure_heavy(probes=2, k=5, ef_searches=[40], facts=300, progress=False)
+        result = measure_heavy(probes=8, k=5, depths=[1, 4], facts=300, progress=False)
+        again = measure_heavy(probes=2, k=5, depths=[1], facts=300, progress=False)
     finally:
         with override_settings(MEMORY_USER_INDEX_AT=None):
             user_index.prune()  # with the indexes off: every user's
-    assert (result.memories, result.probes, result.exact["n"]) == (300, 8, 8)
-    assert result.keys > 300 and result.build_seconds is not None and again.build_seconds is None
+    assert (result.memories, result.probes) == (300, 8)
+    assert {kind: times["n"] for kind, times in result.exact.items()} == {"own facts": 8, "unrelated": 8}
+    assert result.keys > 300 and 0 < result.needs < result.keys
+    assert result.build_seconds is not None and again.build_seconds is None
     assert len(result.index_mb) == 3
-    assert sorted(result.answered_by) == ["need", "question", "text"]
-    assert sum(result.answered_by.values()) == 8 * 5
-    assert [a["ef_search"] for a in result.approximate] == [40, 200]
+    for scans in result.answered_by.values():
+        assert sorted(scans) == ["need", "question", "text"] and sum(scans.values()) == 8 * 5
+    assert [(a["probes"], a["lists"]) for a in result.approximate] == [
+        ("own facts", 1),
+        ("own facts", 4),
+        ("unrelated", 1),
+        ("unrelated", 4),
+    ]
     for depth in result.approximate:
         assert depth["n"] == 8 and 0.0 <= depth["same_ids"] <= depth["by_score"] <= 1.0
-    assert "memory_hnsw_u" in result.explain
+    # 300 facts make one list, which every depth searches whole: the exact answer
+    assert [depth["same_ids"] for depth in result.approximate] == [1.0] * 4
+    assert "memory_ann_u" in result.explain
 
 
 def test_on_tables_partitioned_by_owner_recall_stays_exact_and_every_statement_reads_one_partition(smoke):

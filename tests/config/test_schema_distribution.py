@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from chat.models import Conversation, Turn
 from core.distribution import COORDINATOR, DISTRIBUTED, REFERENCE
-from memoryapp.models import Memory, MemoryEvidence, MemoryKey
+from memoryapp.models import Memory, MemoryEvidence, MemoryKey, MemoryNeed
 
 pytestmark = pytest.mark.django_db
 
@@ -170,5 +170,6 @@ def test_the_migrations_that_key_by_owner_keep_existing_rows():
     kept = Memory.objects.select_related("source_turn").get(user=owner, pk=memory.pk)
     assert (kept.text, kept.source_turn.content) == ("The user is a nurse.", "I'm a nurse")
     assert MemoryKey.objects.filter(user=owner, memory=memory).count() == 1
+    assert list(MemoryNeed.objects.filter(user=owner).values_list("text", flat=True)) == ["What do I do?"]  # 0018
     assert MemoryEvidence.objects.filter(user=owner, memory=memory, turn=turn).count() == 1
     assert key_violations() == [] and reference_violations() == []

@@ -6,7 +6,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from memoryapp.keys import as_question, category_of, keys_of
-from memoryapp.models import Memory, MemoryKey, MemoryRecall
+from memoryapp.models import Memory, MemoryKey, MemoryNeed, MemoryRecall
 from memoryapp.read.recall import read_turn, recall, recall_for_turn
 from memoryapp.selectors import memory_trace
 from memoryapp.services import memory_correct, memory_purge_deleted, memory_soft_delete
@@ -130,6 +130,45 @@ def test_keys_are_written_with_the_memory_and_named_by_its_owner(stored, bob):
     # the same need of another user finds nothing of alice's
     remember(bob, user_turn(bob, "I'm an architect."))
     assert [r.memory.text for r in recall_for_turn(bob, "What do I do for a living?")] == ["The user is an architect."]
+
+
+def test_a_need_is_kept_once_per_wording_for_its_owner(stored, bob):
+    """Every need key's wording is kept once per user and model (MemoryNeed), with the key's
+    vector; the facts asked are not, and another user's same wording is theirs alone."""
+    needs = MemoryKey.objects.filter(user=stored).exclude(kind=MemoryKey.Kind.QUESTION)
+    kept = MemoryNeed.objects.filter(user=stored)
+    assert sorted(kept.values_list("embedding_model", "text")) == sorted(
+        set(needs.values_list("embedding_model", "text"))
+    )
+    assert not kept.filter(text__in=MemoryKey.objects.filter(user=stored, kind=MemoryKey.Kind.QUESTION).values("text"))
+    for need in kept:
+        key = needs.filter(text=need.text, embedding_model=need.embedding_model).first()
+        assert list(need.embedding) == list(key.embedding)
+
+    remember(stored, user_turn(stored, "I'm also a part-time tutor."))  # another job: the same needs
+    assert MemoryNeed.objects.filter(user=stored, text="What do I do for a living?").count() == 1
+    assert MemoryKey.objects.filter(user=stored, text="What do I do for a living?").count() == 2
+    remember(bob, user_turn(bob, "I'm an architect."))
+    assert MemoryNeed.objects.filter(text="What do I do for a living?").count() == 2
+
+
+def test_purge_drops_the_wordings_no_key_has_and_keeps_the_rest(stored):
+    nurse = Memory.objects.get(user=stored, text="The user is a pediatric nurse.")
+    needs = MemoryKey.objects.filter(user=stored).exclude(kind=MemoryKey.Kind.QUESTION)
+    own = set(needs.filter(memory=nurse).values_list("text", flat=True)) - set(
+        needs.exclude(memory=nurse).values_list("text", flat=True)
+    )
+    assert own  # wordings only the nurse memory has ("Help me with my work as a ... nurse.")
+    memory_correct(user=stored, memory_id=nurse.pk, text="The user lives in Montreal.")  # its old needs go
+    assert MemoryNeed.objects.filter(user=stored, text__in=own).count() == len(own)
+
+    removed = memory_purge_deleted(older_than=__import__("datetime").timedelta(days=1))
+
+    assert removed["memoryneed"] == len(own)
+    wordings = set(MemoryNeed.objects.filter(user=stored).values_list("text", flat=True))
+    assert not wordings & own
+    assert wordings == set(needs.values_list("text", flat=True)) and "Where do I live?" in wordings
+    assert "memoryneed" not in memory_purge_deleted(older_than=__import__("datetime").timedelta(days=1))
 
 
 def test_a_need_finds_its_memory_through_a_key(stored):

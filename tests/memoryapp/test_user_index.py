@@ -15,7 +15,7 @@ from pgvector.django import CosineDistance
 from chat.services import chat_reply, chat_user_turn, conversation_create
 from memoryapp import user_index
 from memoryapp.embeddings import get_embedder
-from memoryapp.models import Memory, MemoryKey, MemorySettings
+from memoryapp.models import Memory, MemoryKey, MemoryNeed, MemorySettings
 from memoryapp.read import recall
 
 DIMS = 16
@@ -27,8 +27,11 @@ def _unit(rng: np.random.Generator, count: int) -> np.ndarray:
     return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
 
 
-def _memories(user, count: int, rng: np.random.Generator) -> list[Memory]:
-    """`count` memories with a question and two needs each, every vector random."""
+def _memories(user, count: int, rng: np.random.Generator, *, start: int = 0) -> list[Memory]:
+    """`count` memories with a question and two needs each: one need worded for the memory
+    alone, one shared with every seventh memory (as "Where do I live?" is shared by everyone's
+    city), every vector random, a shared wording's the same for each memory that has it. The
+    wordings are kept once each as the write path keeps them (MemoryNeed)."""
     now = timezone.now()
     memories = Memory.objects.bulk_create(
         Memory(
@@ -39,20 +42,30 @@ def _memories(user, count: int, rng: np.random.Generator) -> list[Memory]:
             content_hash=f"{i:064x}",
             last_seen=now,
         )
-        for i, vector in enumerate(_unit(rng, count))
+        for i, vector in enumerate(_unit(rng, count), start=start)
     )
-    keys = _unit(rng, count * 3)
-    MemoryKey.objects.bulk_create(
-        MemoryKey(
-            memory=memory,
-            user=user,
-            text=f"key {n} of {memory.text}",
-            kind=MemoryKey.Kind.QUESTION if n == 0 else MemoryKey.Kind.NEED,
-            embedding=keys[i * 3 + n],
-            embedding_model=MODEL,
+    own, shared = _unit(rng, count * 2), _unit(rng, 7)
+    keys = [
+        key
+        for i, memory in enumerate(memories, start=start)
+        for key in (
+            MemoryKey(memory=memory, user=user, text=f"asked {memory.text}", kind=MemoryKey.Kind.QUESTION),
+            MemoryKey(memory=memory, user=user, text=f"need of {memory.text}", kind=MemoryKey.Kind.NEED),
+            MemoryKey(memory=memory, user=user, text=f"shared need {i % 7}", kind=MemoryKey.Kind.NEED),
         )
-        for i, memory in enumerate(memories)
-        for n in range(3)
+    ]
+    own_vectors = iter(own)
+    for key in keys:
+        key.embedding_model = MODEL
+        key.embedding = shared[int(key.text[-1])] if key.text.startswith("shared") else next(own_vectors)
+    MemoryKey.objects.bulk_create(keys)
+    MemoryNeed.objects.bulk_create(
+        [
+            MemoryNeed(user=user, embedding_model=MODEL, text=key.text, embedding=key.embedding)
+            for key in keys
+            if key.kind == MemoryKey.Kind.NEED
+        ],
+        ignore_conflicts=True,
     )
     return memories
 
@@ -103,8 +116,9 @@ def test_a_user_past_the_mark_gets_indexes_only_their_scans_can_use(django_user_
     assert set(user_index.indexed_users()) == {heavy.pk}
     assert user_index.indexed_model(heavy.pk) == MODEL and user_index.indexed_model(light.pk) == ""
 
-    names = {index.name for index in user_index.user_indexes(heavy.pk, MODEL, DIMS)}
-    assert _indexes_in_plan(heavy, rng) == names  # each scan may walk its graph
+    names = set(user_index.indexed_users()[heavy.pk])
+    assert {name.split("_")[3] for name in names} == {"text", "question", "need"}
+    assert _indexes_in_plan(heavy, rng) == names  # each scan may search its index
     assert _indexes_in_plan(light, rng) == set()  # another user's predicate proves nothing of theirs
 
 
@@ -156,6 +170,49 @@ def test_indexes_are_made_outside_a_transaction_only_and_pruned_when_not_needed(
     assert set(user_index.indexed_users()) == {stays.pk}
     assert MemorySettings.objects.get(user=shrinks).indexed_model == ""
     assert MemorySettings.objects.get(user=stays).indexed_model == MODEL
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_lists_are_made_again_when_the_user_has_doubled(django_user_model, heavy_mark, monkeypatch):
+    """An IVFFlat index's lists are fixed when it is made: past twice the rows they were made
+    for, `ensure` makes the index again with more, and drops the old one; the graph stays."""
+    monkeypatch.setattr(user_index, "ROWS_PER_LIST", 10)
+    rng = np.random.default_rng(10)
+    user = django_user_model.objects.create_user("growing")
+    _memories(user, heavy_mark, rng)
+    assert user_index.ensure(user.pk, MODEL, DIMS)
+    first = set(user_index.indexed_users()[user.pk])
+    assert sorted(name.rsplit("_", 1)[1] for name in first if "_need_" not in name) == ["4", "4"]
+
+    _memories(user, heavy_mark - 1, rng, start=heavy_mark)  # under twice the rows the lists were made for
+    assert user_index.ensure(user.pk, MODEL, DIMS) and set(user_index.indexed_users()[user.pk]) == first
+    _memories(user, 1, rng, start=2 * heavy_mark - 1)
+    assert Memory.objects.filter(user=user, deleted_at__isnull=True).count() == 2 * heavy_mark
+    assert user_index.ensure(user.pk, MODEL, DIMS)
+
+    now = set(user_index.indexed_users()[user.pk])
+    assert sorted(name.rsplit("_", 1)[1] for name in now if "_need_" not in name) == ["8", "8"]
+    assert {name for name in now if "_need_" in name} == {name for name in first if "_need_" in name}
+    probe = _unit(rng, 1)[0]
+    assert _nearest(user, probe, approximate=True)[0] == _nearest(user, probe, approximate=False)[0]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_prune_drops_indexes_of_the_earlier_form(django_user_model, heavy_mark):
+    rng = np.random.default_rng(12)
+    user = django_user_model.objects.create_user("heavy")
+    _memories(user, heavy_mark, rng)
+    assert user_index.ensure(user.pk, MODEL, DIMS)
+    current = set(user_index.indexed_users()[user.pk])
+    former = f"memory_hnsw_u{user.pk}_text_0123abcd"
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"CREATE INDEX {former} ON {Memory._meta.db_table}"
+            f" USING hnsw ((embedding::vector({DIMS})) vector_cosine_ops) WHERE user_id = {user.pk}"
+        )
+    assert former in user_index.indexed_users()[user.pk]
+    assert user_index.prune() == []  # the user keeps their indexes of today's form
+    assert set(user_index.indexed_users()[user.pk]) == current
 
 
 @pytest.mark.django_db(transaction=True)

@@ -8,6 +8,7 @@ class Command(BaseCommand):
     help = (
         "Make the approximate indexes of every user with MEMORY_USER_INDEX_AT live memories or more "
         "(the memory worker makes them as a user reaches the mark; this is for users already past it), "
+        "making the lists again for users who have doubled since, "
         "or with --prune drop those of users who are gone or under half the mark."
     )
 
