@@ -120,8 +120,9 @@ def _record(user_id: int, embedding_model: str) -> None:
     MemorySettings.objects.update_or_create(user_id=user_id, defaults={"indexed_model": embedding_model})
 
 
-def live_count(user_id: int, embedding_model: str | None, *, up_to: int) -> int:
-    """The user's live memories of a model (of any, None), counted no further than `up_to`."""
+def live_count(user_id: int, embedding_model: str | None, *, up_to: int | None) -> int:
+    """The user's live memories of a model (of any, None), counted no further than `up_to`
+    (None: all of them)."""
     with connection.cursor() as cursor:
         cursor.execute(
             f"""SELECT count(*) FROM (
@@ -151,6 +152,19 @@ def _lists_of(name: str) -> int:
     return int(match["lists"]) if match and match["lists"] else 0
 
 
+def _of_scan(index: UserIndex, existing: dict[str, bool]) -> list[str]:
+    """The user's existing indexes for the same scan as `index`, whatever their lists."""
+    return [name for name in existing if name == index.stem or name.startswith(index.stem + "_")]
+
+
+def _kept(index: UserIndex, existing: dict[str, bool], live: int) -> bool:
+    """Whether the user has a valid index for `index`'s scan that serves `live` rows: a graph,
+    or lists made for more than half of them."""
+    if index.lists is None:
+        return existing.get(index.name, False)
+    return any(existing[name] and 2 * _lists_of(name) * ROWS_PER_LIST > live for name in _of_scan(index, existing))
+
+
 def ensure(user_id: int, embedding_model: str, dims: int) -> bool:
     """Make the user's indexes if they have MEMORY_USER_INDEX_AT live memories of the model or
     more, and make an IVFFlat one again once they have twice the rows its lists were made for;
@@ -164,27 +178,28 @@ def ensure(user_id: int, embedding_model: str, dims: int) -> bool:
     live = live_count(user_id, embedding_model, up_to=max(heavy, 2 * built * ROWS_PER_LIST))
     if live < heavy:
         return False
-    changed = False
-    with connection.cursor() as cursor:
-        for index in user_indexes(user_id, embedding_model, dims, lists=lists_for(live)):
-            same_scan = [name for name in existing if name == index.stem or name.startswith(index.stem + "_")]
-            if any(existing[name] and 2 * _lists_of(name) * ROWS_PER_LIST > live for name in same_scan) or (
-                index.lists is None and existing.get(index.name)
-            ):
-                continue
-            cursor.execute(f"DROP INDEX CONCURRENTLY IF EXISTS {connection.ops.quote_name(index.name)}")
-            cursor.execute(
-                f"CREATE INDEX CONCURRENTLY {connection.ops.quote_name(index.name)} ON {index.table} "
-                f"{index.using(dims)} WHERE {index.predicate}"
-            )
-            for name in same_scan:  # the one it replaces
-                if name != index.name:
-                    cursor.execute(f"DROP INDEX CONCURRENTLY IF EXISTS {connection.ops.quote_name(name)}")
-            changed = True
-    if changed or indexed_model(user_id) != embedding_model:
-        _record(user_id, embedding_model)
-    if changed:
+    stale = {
+        index.stem
+        for index in user_indexes(user_id, embedding_model, dims, lists=1)
+        if not _kept(index, existing, live)
+    }
+    if stale:  # lists sized by every row the user has, not by the count up to the mark
+        lists = lists_for(live_count(user_id, embedding_model, up_to=None))
+        with connection.cursor() as cursor:
+            for index in user_indexes(user_id, embedding_model, dims, lists=lists):
+                if index.stem not in stale:
+                    continue
+                name = connection.ops.quote_name(index.name)
+                cursor.execute(f"DROP INDEX CONCURRENTLY IF EXISTS {name}")  # an invalid one, left by a failed build
+                cursor.execute(
+                    f"CREATE INDEX CONCURRENTLY {name} ON {index.table} {index.using(dims)} WHERE {index.predicate}"
+                )
+                for replaced in _of_scan(index, existing):
+                    if replaced != index.name:
+                        cursor.execute(f"DROP INDEX CONCURRENTLY IF EXISTS {connection.ops.quote_name(replaced)}")
         logger.info("user_index: user %s has approximate indexes for %s", user_id, embedding_model)
+    if stale or indexed_model(user_id) != embedding_model:
+        _record(user_id, embedding_model)
     return True
 
 

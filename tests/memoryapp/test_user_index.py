@@ -196,6 +196,12 @@ def test_the_lists_are_made_again_when_the_user_has_doubled(django_user_model, h
     probe = _unit(rng, 1)[0]
     assert _nearest(user, probe, approximate=True)[0] == _nearest(user, probe, approximate=False)[0]
 
+    past = django_user_model.objects.create_user("past")  # already past the mark: lists for all their rows
+    _memories(past, 3 * heavy_mark, rng)
+    assert user_index.ensure(past.pk, MODEL, DIMS)
+    lists = [name.rsplit("_", 1)[1] for name in user_index.indexed_users()[past.pk] if "_need_" not in name]
+    assert lists == ["12", "12"]
+
 
 @pytest.mark.django_db(transaction=True)
 def test_prune_drops_indexes_of_the_earlier_form(django_user_model, heavy_mark):
