@@ -117,17 +117,15 @@ def measure_heavy(
     user = _heavy_user(facts, progress)
     _model, dims = embedder_space()
     vectors = _probes(user, probes)
-    exact, result = (
-        {},
-        HeavyResult(
-            memories=facts,
-            keys=MemoryKey.objects.filter(user=user).count(),
-            needs=MemoryNeed.objects.filter(user=user).count(),
-            probes=probes,
-            exact={},
-            build_seconds=None,
-            index_mb={},
-        ),
+    exact: dict[str, list] = {}
+    result = HeavyResult(
+        memories=facts,
+        keys=MemoryKey.objects.filter(user=user).count(),
+        needs=MemoryNeed.objects.filter(user=user).count(),
+        probes=probes,
+        exact={},
+        build_seconds=None,
+        index_mb={},
     )
     for kind in PROBE_KINDS:
         scans: Counter = Counter({"text": 0, "question": 0, "need": 0})

@@ -174,8 +174,8 @@ def ensure(user_id: int, embedding_model: str, dims: int) -> bool:
     if connection.in_atomic_block or heavy is None:
         return False
     existing = _existing(user_id)
-    built = max((_lists_of(name) for name, valid in existing.items() if valid), default=0)
-    live = live_count(user_id, embedding_model, up_to=max(heavy, 2 * built * ROWS_PER_LIST))
+    # every row of a user who has indexes (lists are sized by them); of any other, up to the mark
+    live = live_count(user_id, embedding_model, up_to=None if existing else heavy)
     if live < heavy:
         return False
     stale = {
@@ -183,8 +183,8 @@ def ensure(user_id: int, embedding_model: str, dims: int) -> bool:
         for index in user_indexes(user_id, embedding_model, dims, lists=1)
         if not _kept(index, existing, live)
     }
-    if stale:  # lists sized by every row the user has, not by the count up to the mark
-        lists = lists_for(live_count(user_id, embedding_model, up_to=None))
+    if stale:
+        lists = lists_for(live if existing else live_count(user_id, embedding_model, up_to=None))
         with connection.cursor() as cursor:
             for index in user_indexes(user_id, embedding_model, dims, lists=lists):
                 if index.stem not in stale:

@@ -79,7 +79,7 @@ def store_facts(user: User, turn: Turn, kept: list[GatedFact], *, model_name: st
 
     with transaction.atomic(), connection.cursor() as cursor:
         # One writer per user at a time, so the paraphrase check below cannot race an insert.
-        cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [_WRITE_LOCK, user.pk])
+        _lock_writes(cursor, user.pk)
         for fact in kept:
             vector = Vector(fact.vector).to_text()
             twin = _paraphrased_memory(cursor, user=user, fact=fact.text, vector=vector, model_name=model_name)
@@ -128,6 +128,12 @@ def store_facts(user: User, turn: Turn, kept: list[GatedFact], *, model_name: st
 
 _WRITE_LOCK = 0x6D656D  # advisory-lock namespace of the memory write path ("mem")
 
+
+def _lock_writes(cursor, user_id: int) -> None:
+    """Take the user's write lock, held until the transaction ends: one writer per user."""
+    cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [_WRITE_LOCK, user_id])
+
+
 _MEMORY_TEXT = f"SELECT text, keys_model FROM {Memory._meta.db_table} WHERE id = %s AND user_id = %s"
 _KEYS_OF = f"SELECT text FROM {MemoryKey._meta.db_table} WHERE memory_id = %s AND user_id = %s AND embedding_model = %s"
 _DROP_KEYS = f"""
@@ -147,20 +153,13 @@ _INSERT_KEY = f"""
     ON CONFLICT (user_id, embedding_model, text) DO NOTHING
 """
 # Wordings no key of the user's has any more (a memory purged, reworded or re-embedded).
-_UNUSED_NEEDS = f"""
-    SELECT n.{{select}} FROM {MemoryNeed._meta.db_table} n
-    WHERE {{owner}} NOT EXISTS (
+_NO_KEY_HAS_IT = f"""NOT EXISTS (
         SELECT 1 FROM {MemoryKey._meta.db_table} k
         WHERE k.user_id = n.user_id AND k.embedding_model = n.embedding_model AND k.text = n.text
           AND k.kind <> '{MemoryKey.Kind.QUESTION}'
-    )
-"""
-_USERS_WITH_UNUSED_NEEDS = _UNUSED_NEEDS.format(select="user_id", owner="") + " GROUP BY n.user_id"
-_DROP_UNUSED_NEEDS = f"""
-    DELETE FROM {MemoryNeed._meta.db_table} WHERE user_id = %s AND (user_id, embedding_model, text) IN (
-        {_UNUSED_NEEDS.format(select="user_id, n.embedding_model, n.text", owner="n.user_id = %s AND")}
-    )
-"""
+    )"""
+_USERS_WITH_UNUSED_NEEDS = f"SELECT DISTINCT n.user_id FROM {MemoryNeed._meta.db_table} n WHERE {_NO_KEY_HAS_IT}"
+_DROP_UNUSED_NEEDS = f"DELETE FROM {MemoryNeed._meta.db_table} n WHERE n.user_id = %s AND {_NO_KEY_HAS_IT}"
 
 
 def drop_unused_needs() -> int:
@@ -172,8 +171,8 @@ def drop_unused_needs() -> int:
     dropped = 0
     for user_id in users:
         with transaction.atomic(), connection.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [_WRITE_LOCK, user_id])
-            cursor.execute(_DROP_UNUSED_NEEDS, [user_id, user_id])
+            _lock_writes(cursor, user_id)
+            cursor.execute(_DROP_UNUSED_NEEDS, [user_id])
             dropped += cursor.rowcount
     return dropped
 
