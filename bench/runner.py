@@ -41,7 +41,7 @@ PREFIX = "memory_bench_"
 # The datasets measured with a heavy user of realistic memories too (bench.heavy_bench), and how many.
 HEAVY_TEXT = {"heavy": HEAVY_FACTS, "smoke": 600}
 # How many IVFFlat lists the heavy user's indexes are searched (MEMORY_USER_INDEX_PROBES).
-HEAVY_DEPTHS = [10, 20, 40]
+HEAVY_DEPTHS = [240, 360, 480]
 WRITE_DATABASE = PREFIX + "write"
 PAGES_DATABASE = PREFIX + "pages"
 CHAT_DATABASE = PREFIX + "chat"

@@ -16,6 +16,7 @@ from tqdm import tqdm
 from bench.synthetic import Dataset, key_text, memory_text, position_of, username
 from memoryapp.embeddings import get_embedder
 from memoryapp.models import Memory, MemoryKey, MemoryNeed
+from memoryapp.write.store import ASKED_OF_KEYS
 
 
 def embedder_space() -> tuple[str, int]:
@@ -248,5 +249,6 @@ def seed_text_user(facts: list[str], *, progress: bool = True) -> int:
                 for text, kind in pairs:
                     copy.write_row([ids[fact], user.pk, text, kind, key_vectors[text], model, now])
         cursor.execute(_NEEDS_OF_KEYS, [user.pk])
+        cursor.execute(ASKED_OF_KEYS, [user.pk])
     settle(MemoryKey._meta.db_table, MemoryNeed._meta.db_table)
     return user.pk

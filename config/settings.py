@@ -363,13 +363,14 @@ MEMORY_WRITE_GATE = env_float("MEMORY_WRITE_GATE", None, minimum=-1.0, maximum=1
 MEMORY_RECALL_FLOOR = env_float("MEMORY_RECALL_FLOOR", None, minimum=-1.0, maximum=1.0)
 MEMORY_RECALL_K = env_int("MEMORY_RECALL_K", 5, minimum=1, maximum=50)
 # A user with this many live memories of one embedding model gets approximate indexes of their
-# own (memoryapp.user_index): IVFFlat lists over their texts and facts asked, searched
-# MEMORY_USER_INDEX_PROBES lists deep, and a graph over their needs' wordings, searched
+# own (memoryapp.user_index): IVFFlat lists (one per 33 memories) over their facts asked and the
+# texts of memories with none, searched MEMORY_USER_INDEX_PROBES lists deep, and a graph over
+# their needs' wordings, searched
 # MEMORY_USER_INDEX_EF_SEARCH deep. Below it recall sorts the user's rows exactly. Off (unset)
 # by default (docs/benchmarks.md, "Heavy users", says how close to the exact answer they come). 0 is off.
 MEMORY_USER_INDEX_AT = env_int("MEMORY_USER_INDEX_AT", 0, minimum=0) or None
 MEMORY_USER_INDEX_EF_SEARCH = env_int("MEMORY_USER_INDEX_EF_SEARCH", 200, minimum=1, maximum=1000)
-MEMORY_USER_INDEX_PROBES = env_int("MEMORY_USER_INDEX_PROBES", 20, minimum=1, maximum=1000)
+MEMORY_USER_INDEX_PROBES = env_int("MEMORY_USER_INDEX_PROBES", 360, minimum=1, maximum=10000)
 MEMORY_MAX_FACTS_PER_TURN = 2
 MEMORY_MAX_FACT_CHARS = 300
 # How long a deleted memory stays under "Recently deleted", restorable by its user (staff can

@@ -36,6 +36,9 @@ class Memory(models.Model):
     added_by_hand = models.BooleanField(default=False, db_default=False)
     # The embedding model its keys (MemoryKey) were last written with; "" before they were.
     keys_model = models.CharField(max_length=100, blank=True, default="", db_default="")
+    # Whether those keys include the fact asked as a question: a heavy user's recall finds such a
+    # memory by its fact asked, and looks for the others by their text (memoryapp.user_index).
+    asked = models.BooleanField(default=False, db_default=False)
     source_conversation = models.ForeignKey(
         "chat.Conversation", on_delete=models.SET_NULL, null=True, blank=True, related_name="+", db_constraint=False
     )

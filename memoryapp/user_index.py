@@ -1,15 +1,19 @@
 """A heavy user's own approximate indexes over their memories, keys and needs.
 
 Recall (memoryapp.read.recall) chooses the memories to score by three nearest-first scans of the
-user's live rows: by text, by the fact asked, by the needs of its kind. For most users each scan
-is an exact sort through the B-tree on user, and that is the right plan: no approximate index
-can lose one of their rows. Its cost grows with the user's rows, though (docs/benchmarks.md,
-"Heavy users"), so a user with MEMORY_USER_INDEX_AT live memories or more gets three indexes of
-their own, one a scan, each partial on the user's id and the embedding model:
-- texts and facts asked: IVFFlat over half-precision vectors, a list per ROWS_PER_LIST rows,
-  searched MEMORY_USER_INDEX_PROBES lists deep. A user's facts cluster tightly by kind, and a turn
-  far from all of them is as far from many; a graph walk settles in the nearest cluster and
-  misses the rest, where scanning whole lists does not (measured: docs/benchmarks.md);
+user's live rows: by the fact asked, by the text of a memory with none, by the needs of its kind.
+For most users each scan is an exact sort through the B-tree on user, and that is the right
+plan: no approximate index can lose one of their rows. Its cost grows with the user's rows,
+though (docs/benchmarks.md, "Heavy users"), so a user with MEMORY_USER_INDEX_AT live memories or
+more gets three indexes of their own, one a scan, each partial on the user's id and the
+embedding model:
+- facts asked, and the texts of memories that have none (`Memory.asked`): IVFFlat over
+  half-precision vectors, a list per ROWS_PER_LIST of the user's memories, searched
+  MEMORY_USER_INDEX_PROBES lists deep. Both indexes have the same lists, so that the one depth
+  searches the same share of each. A user's facts cluster tightly by kind, and a turn far from
+  all of them is as far from many; a graph walk settles in the nearest cluster and misses the
+  rest, where scanning whole lists does not, and many small lists find them for fewer rows
+  read than a few large ones (measured: docs/benchmarks.md);
 - needs: an HNSW graph over their wordings (MemoryNeed), a few thousand, each worded like a turn,
   searched MEMORY_USER_INDEX_EF_SEARCH deep.
 The planner picks each by its predicate (Django sends the statement's values written in), so no
@@ -42,8 +46,8 @@ from memoryapp.models import Memory, MemoryKey, MemoryNeed, MemorySettings
 logger = logging.getLogger(__name__)
 
 _PREFIX = "memory_ann_u"
-# How many of the user's rows an IVFFlat list holds when the index is made.
-ROWS_PER_LIST = 333
+# How many of the user's memories an IVFFlat list is made for.
+ROWS_PER_LIST = 33
 # How far recall searches: the needs' graph (`hnsw.ef_search`, MEMORY_USER_INDEX_EF_SEARCH) and the
 # lists (`ivfflat.probes`, MEMORY_USER_INDEX_PROBES), each going on past deleted memories' rows
 # until enough are found, in the statement's transaction.
@@ -102,7 +106,12 @@ def user_indexes(user_id: int, embedding_model: str, dims: int, *, lists: int) -
     digest = hashlib.sha256(f"{embedding_model}:{int(dims)}".encode()).hexdigest()[:8]
     stem = f"{_PREFIX}{int(user_id)}"
     return [
-        UserIndex(f"{stem}_text_{digest}_{lists}", Memory._meta.db_table, f"{owner} AND deleted_at IS NULL", lists),
+        UserIndex(
+            f"{stem}_unasked_{digest}_{lists}",
+            Memory._meta.db_table,
+            f"{owner} AND deleted_at IS NULL AND NOT asked",
+            lists,
+        ),
         UserIndex(
             f"{stem}_question_{digest}_{lists}", MemoryKey._meta.db_table, f"{owner} AND kind = 'question'", lists
         ),
@@ -168,6 +177,7 @@ def _kept(index: UserIndex, existing: dict[str, bool], live: int) -> bool:
 def ensure(user_id: int, embedding_model: str, dims: int) -> bool:
     """Make the user's indexes if they have MEMORY_USER_INDEX_AT live memories of the model or
     more, and make an IVFFlat one again once they have twice the rows its lists were made for;
+    then drop the user's indexes no scan of the model uses (an earlier form, another model's);
     says whether the user has them now. A concurrent build cannot run in a transaction, so
     inside one this does nothing: the memory worker calls it after a write has committed."""
     heavy = mark()
@@ -178,32 +188,40 @@ def ensure(user_id: int, embedding_model: str, dims: int) -> bool:
     live = live_count(user_id, embedding_model, up_to=None if existing else heavy)
     if live < heavy:
         return False
-    stale = {
-        index.stem
-        for index in user_indexes(user_id, embedding_model, dims, lists=1)
-        if not _kept(index, existing, live)
-    }
-    if stale:
-        lists = lists_for(live if existing else live_count(user_id, embedding_model, up_to=None))
-        with connection.cursor() as cursor:
+    wanted = user_indexes(user_id, embedding_model, dims, lists=1)
+    stale = {index.stem for index in wanted if not _kept(index, existing, live)}
+    unused = [name for name in existing if not any(name in _of_scan(index, {name: True}) for index in wanted)]
+    with connection.cursor() as cursor:
+        if stale:
+            lists = lists_for(live if existing else live_count(user_id, embedding_model, up_to=None))
             for index in user_indexes(user_id, embedding_model, dims, lists=lists):
-                if index.stem not in stale:
-                    continue
-                name = connection.ops.quote_name(index.name)
-                cursor.execute(f"DROP INDEX CONCURRENTLY IF EXISTS {name}")  # an invalid one, left by a failed build
-                cursor.execute(
-                    f"CREATE INDEX CONCURRENTLY {name} ON {index.table} {index.using(dims)} WHERE {index.predicate}"
-                )
-                for replaced in _of_scan(index, existing):
-                    if replaced != index.name:
-                        cursor.execute(f"DROP INDEX CONCURRENTLY IF EXISTS {connection.ops.quote_name(replaced)}")
-        logger.info("user_index: user %s has approximate indexes for %s", user_id, embedding_model)
+                if index.stem in stale:
+                    _make(
+                        cursor,
+                        index,
+                        dims,
+                        replacing=[name for name in _of_scan(index, existing) if name != index.name],
+                    )
+            logger.info("user_index: user %s has approximate indexes for %s", user_id, embedding_model)
+        for name in unused:
+            cursor.execute(f"DROP INDEX CONCURRENTLY IF EXISTS {connection.ops.quote_name(name)}")
     if stale or indexed_model(user_id) != embedding_model:
         _record(user_id, embedding_model)
     return True
 
 
-_NAME = re.compile(rf"^{_PREFIX}(\d+)_(text|question|need)_[0-9a-f]{{8}}(?:_(?P<lists>\d+))?$")
+def _make(cursor, index: UserIndex, dims: int, *, replacing: list[str]) -> None:
+    """Build `index` (dropping first an invalid one of its name, left by a failed build), then
+    drop the indexes it replaces."""
+    name = connection.ops.quote_name(index.name)
+    cursor.execute(f"DROP INDEX CONCURRENTLY IF EXISTS {name}")
+    cursor.execute(f"CREATE INDEX CONCURRENTLY {name} ON {index.table} {index.using(dims)} WHERE {index.predicate}")
+    for replaced in replacing:
+        cursor.execute(f"DROP INDEX CONCURRENTLY IF EXISTS {connection.ops.quote_name(replaced)}")
+
+
+# `text`: an index over every text, of an earlier form, which `ensure` replaces.
+_NAME = re.compile(rf"^{_PREFIX}(\d+)_(text|unasked|question|need)_[0-9a-f]{{8}}(?:_(?P<lists>\d+))?$")
 # Indexes of an earlier form (a graph for every scan), which recall's statement no longer uses:
 # `prune` drops them.
 _FORMER = re.compile(r"^memory_hnsw_u(\d+)_(text|question|need)_[0-9a-f]{8}$")

@@ -53,16 +53,20 @@ _NEED = MemoryNeed._meta.db_table
 # with approximate indexes of their own (memoryapp.user_index, partial on their id) has only the
 # memories `chosen` scored, by three nearest-first scans of their live rows, CANDIDATES_PER_RESULT
 # times k of each, which the planner runs on those indexes by their predicate:
-# - by text and by the fact asked, each compared at half precision (the indexes' form: IVFFlat
-#   lists of half-precision vectors, searched MEMORY_USER_INDEX_PROBES lists deep);
+# - by their own words: the fact asked, and the text of a memory that has none (`asked`: a
+#   memory's text and its fact asked say the same thing, so one of them is searched), each
+#   compared at half precision (the indexes' form: IVFFlat lists of half-precision vectors,
+#   searched MEMORY_USER_INDEX_PROBES lists deep);
 # - by need: the nearest wordings of needs (MemoryNeed, once per wording, on an HNSW graph), and
 #   for each the k first memories in id order that have it, which is how the exact sort breaks
 #   the tie between memories that share a need (thousands share "Where do I live?").
 # The probe is written into each scan's order so that an index can order by it. Without the
 # indexes the scans are exact sorts, and the chosen memories hold the exact top k (a memory
 # outranked in a scan by that many rows is outranked by at least k memories, since no memory has
-# more keys than that): a user whose indexes are gone still gets the exact answer, but for rows
-# that half precision cannot tell apart (the chosen are then scored at full precision).
+# more keys than that), but for two cases: rows that half precision cannot tell apart (the chosen
+# are then scored at full precision), and a memory with a fact asked whose text is so much nearer
+# the turn than its fact asked that it is a top k memory outranked by that many facts asked
+# (measured: never, on the heavy user's probes; docs/benchmarks.md, "Heavy users").
 _LIVE_KEY = """EXISTS (
               SELECT 1 FROM {memory} km
               WHERE km.id = mk.memory_id AND km.user_id = mk.user_id AND km.deleted_at IS NULL
@@ -70,7 +74,7 @@ _LIVE_KEY = """EXISTS (
 _CHOSEN = """
     text_near AS (
         SELECT m.id FROM {memory} m
-        WHERE m.user_id = %(user)s AND m.embedding_model = %(model)s AND m.deleted_at IS NULL
+        WHERE m.user_id = %(user)s AND m.embedding_model = %(model)s AND m.deleted_at IS NULL AND NOT m.asked
         ORDER BY m.embedding::halfvec({dims}) <=> %(vector)s::halfvec({dims})
         LIMIT %(candidates)s
     ),

@@ -177,7 +177,16 @@ def drop_unused_needs() -> int:
     return dropped
 
 
-_KEYED = f"UPDATE {Memory._meta.db_table} SET keys_model = %s WHERE id = %s AND user_id = %s"
+_KEYED = f"UPDATE {Memory._meta.db_table} SET keys_model = %s, asked = %s WHERE id = %s AND user_id = %s"
+# Memory.asked from the keys stored: for memories whose keys were written by other means (a bulk load).
+ASKED_OF_KEYS = f"""
+    UPDATE {Memory._meta.db_table} m SET asked = TRUE
+    WHERE m.user_id = %s AND NOT m.asked AND EXISTS (
+        SELECT 1 FROM {MemoryKey._meta.db_table} k
+        WHERE k.user_id = m.user_id AND k.memory_id = m.id AND k.embedding_model = m.keys_model
+          AND k.kind = '{MemoryKey.Kind.QUESTION}'
+    )
+"""
 
 
 def _with_keys(facts: list[GatedFact]) -> list[GatedFact]:
@@ -222,7 +231,8 @@ def write_keys(
             if key not in have
         ],
     )
-    cursor.execute(_KEYED, [model_name, memory_id, user.pk])
+    asked = any(kind == MemoryKey.Kind.QUESTION for kind in kinds.values())
+    cursor.execute(_KEYED, [model_name, asked, memory_id, user.pk])
 
 
 _NEAREST_OTHER = f"""

@@ -154,22 +154,37 @@ def test_the_migrations_that_key_by_owner_keep_existing_rows():
     leaves = executor.loader.graph.leaf_nodes()
     executor.migrate(_BEFORE)
     assert len(key_violations()) >= 9 and len(reference_violations()) >= 19  # what the check catches
+    then = MigrationExecutor(connection).loader.project_state(_BEFORE).apps  # the models of that schema
     owner = get_user_model().objects.create_user("carol")
-    conversation = Conversation.objects.create(user=owner, title="before")
-    turn = Turn.objects.create(user=owner, conversation=conversation, seq=1, role=Turn.Role.USER, content="I'm a nurse")
-    memory = _memory(owner, "The user is a nurse.", source=turn)
-    MemoryKey.objects.create(
-        memory=memory, user=owner, text="What do I do?", embedding=[0.1, 0.2, 0.3], embedding_model="test"
+    conversation = then.get_model("chat", "Conversation").objects.create(user_id=owner.pk, title="before")
+    turn = then.get_model("chat", "Turn").objects.create(
+        user_id=owner.pk, conversation=conversation, seq=1, role=Turn.Role.USER, content="I'm a nurse"
     )
-    MemoryEvidence.objects.create(
-        memory=memory, user=owner, conversation=conversation, turn=turn, created=True, gate_similarity=0.9
+    memory = then.get_model("memoryapp", "Memory").objects.create(
+        user_id=owner.pk,
+        text="The user is a nurse.",
+        embedding=[0.1, 0.2, 0.3],
+        embedding_model="test",
+        keys_model="test",
+        content_hash="nurse",
+        last_seen=timezone.now(),
+        source_conversation=conversation,
+        source_turn=turn,
+    )
+    for text, kind in (("What do I do?", MemoryKey.Kind.NEED), ("Am I a nurse?", MemoryKey.Kind.QUESTION)):
+        then.get_model("memoryapp", "MemoryKey").objects.create(
+            memory=memory, user_id=owner.pk, text=text, kind=kind, embedding=[0.1, 0.2, 0.3], embedding_model="test"
+        )
+    then.get_model("memoryapp", "MemoryEvidence").objects.create(
+        memory=memory, user_id=owner.pk, conversation=conversation, turn=turn, created=True, gate_similarity=0.9
     )
 
     MigrationExecutor(connection).migrate(leaves)
 
     kept = Memory.objects.select_related("source_turn").get(user=owner, pk=memory.pk)
     assert (kept.text, kept.source_turn.content) == ("The user is a nurse.", "I'm a nurse")
-    assert MemoryKey.objects.filter(user=owner, memory=memory).count() == 1
+    assert MemoryKey.objects.filter(user=owner, memory_id=memory.pk).count() == 2
     assert list(MemoryNeed.objects.filter(user=owner).values_list("text", flat=True)) == ["What do I do?"]  # 0018
-    assert MemoryEvidence.objects.filter(user=owner, memory=memory, turn=turn).count() == 1
+    assert kept.asked  # 0019
+    assert MemoryEvidence.objects.filter(user=owner, memory_id=memory.pk, turn_id=turn.pk).count() == 1
     assert key_violations() == [] and reference_violations() == []

@@ -225,6 +225,25 @@ def test_a_correction_rewrites_the_keys(stored):
     assert memory_trace(user=stored, memory_id=nurse.pk).keys == keys_of("The user lives in Montreal.")
 
 
+def test_a_memory_is_marked_asked_when_its_keys_include_the_fact_asked(stored):
+    def asked() -> dict[str, bool]:
+        return {
+            memory.text: memory.asked
+            for memory in Memory.objects.filter(user=stored, deleted_at__isnull=True).order_by("id")
+        }
+
+    def has_question() -> dict[str, bool]:
+        return {
+            text: MemoryKey.objects.filter(user=stored, memory__text=text, kind=MemoryKey.Kind.QUESTION).exists()
+            for text in asked()
+        }
+
+    assert asked()["The user is a pediatric nurse."] and asked() == has_question()
+    nurse = Memory.objects.get(user=stored, text="The user is a pediatric nurse.")
+    memory_correct(user=stored, memory_id=nurse.pk, text="The user wants answers in British English.")
+    assert not asked()["The user wants answers in British English."] and asked() == has_question()
+
+
 def test_a_deleted_memory_is_not_found_through_its_keys_and_its_keys_go_with_it(stored):
     nurse = Memory.objects.get(user=stored, text="The user is a pediatric nurse.")
     memory_soft_delete(user=stored, memory_id=nurse.pk)

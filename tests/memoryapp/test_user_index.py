@@ -28,36 +28,43 @@ def _unit(rng: np.random.Generator, count: int) -> np.ndarray:
 
 
 def _memories(user, count: int, rng: np.random.Generator, *, start: int = 0) -> list[Memory]:
-    """`count` memories with a question and two needs each: one need worded for the memory
-    alone, one shared with every seventh memory (as "Where do I live?" is shared by everyone's
-    city), every vector random, a shared wording's the same for each memory that has it. The
-    wordings are kept once each as the write path keeps them (MemoryNeed)."""
+    """`count` memories with two needs each: one worded for the memory alone, one shared with
+    every seventh memory (as "Where do I live?" is shared by everyone's city), every vector
+    random, a shared wording's the same for each memory that has it; and but for every fifth
+    memory the fact asked, near its text (it says the same thing), the memory marked `asked`, as
+    the write path keys them. The wordings are kept once each as the write path keeps them (MemoryNeed)."""
     now = timezone.now()
+    texts = _unit(rng, count)
     memories = Memory.objects.bulk_create(
         Memory(
             user=user,
             text=f"fact {i}",
             embedding=vector,
             embedding_model=MODEL,
+            keys_model=MODEL,
+            asked=i % 5 != 4,
             content_hash=f"{i:064x}",
             last_seen=now,
         )
-        for i, vector in enumerate(_unit(rng, count), start=start)
+        for i, vector in enumerate(texts, start=start)
     )
-    own, shared = _unit(rng, count * 2), _unit(rng, 7)
-    keys = [
-        key
-        for i, memory in enumerate(memories, start=start)
-        for key in (
-            MemoryKey(memory=memory, user=user, text=f"asked {memory.text}", kind=MemoryKey.Kind.QUESTION),
-            MemoryKey(memory=memory, user=user, text=f"need of {memory.text}", kind=MemoryKey.Kind.NEED),
-            MemoryKey(memory=memory, user=user, text=f"shared need {i % 7}", kind=MemoryKey.Kind.NEED),
+    near = texts + 0.3 * _unit(rng, count)
+    questions = near / np.linalg.norm(near, axis=1, keepdims=True)
+    own, shared = iter(_unit(rng, count * 2)), _unit(rng, 7)
+    keys = []
+    for i, (memory, question) in enumerate(zip(memories, questions, strict=True), start=start):
+        if memory.asked:
+            keys.append(
+                MemoryKey(memory=memory, text=f"asked {memory.text}", kind=MemoryKey.Kind.QUESTION, embedding=question)
+            )
+        keys.append(
+            MemoryKey(memory=memory, text=f"need of {memory.text}", kind=MemoryKey.Kind.NEED, embedding=next(own))
         )
-    ]
-    own_vectors = iter(own)
+        keys.append(
+            MemoryKey(memory=memory, text=f"shared need {i % 7}", kind=MemoryKey.Kind.NEED, embedding=shared[i % 7])
+        )
     for key in keys:
-        key.embedding_model = MODEL
-        key.embedding = shared[int(key.text[-1])] if key.text.startswith("shared") else next(own_vectors)
+        key.user, key.embedding_model = user, MODEL
     MemoryKey.objects.bulk_create(keys)
     MemoryNeed.objects.bulk_create(
         [
@@ -117,7 +124,7 @@ def test_a_user_past_the_mark_gets_indexes_only_their_scans_can_use(django_user_
     assert user_index.indexed_model(heavy.pk) == MODEL and user_index.indexed_model(light.pk) == ""
 
     names = set(user_index.indexed_users()[heavy.pk])
-    assert {name.split("_")[3] for name in names} == {"text", "question", "need"}
+    assert {name.split("_")[3] for name in names} == {"unasked", "question", "need"}
     assert _indexes_in_plan(heavy, rng) == names  # each scan may search its index
     assert _indexes_in_plan(light, rng) == set()  # another user's predicate proves nothing of theirs
 
@@ -218,6 +225,31 @@ def test_prune_drops_indexes_of_the_earlier_form(django_user_model, heavy_mark):
         )
     assert former in user_index.indexed_users()[user.pk]
     assert user_index.prune() == []  # the user keeps their indexes of today's form
+    assert set(user_index.indexed_users()[user.pk]) == current
+
+
+@pytest.mark.django_db(transaction=True)
+def test_ensure_drops_the_indexes_no_scan_uses(django_user_model, heavy_mark):
+    """An index of an earlier form (lists over every text, where recall now searches the texts
+    of memories with no fact asked) and one of another model go when `ensure` next runs; the
+    indexes recall uses stay."""
+    rng = np.random.default_rng(13)
+    user = django_user_model.objects.create_user("heavy")
+    _memories(user, heavy_mark, rng)
+    assert user_index.ensure(user.pk, MODEL, DIMS)
+    current = set(user_index.indexed_users()[user.pk])
+    digest = next(name for name in current if "_need_" in name).rsplit("_", 1)[1]
+    unused = [f"memory_ann_u{user.pk}_text_{digest}_4", f"memory_ann_u{user.pk}_question_0123abcd_4"]
+    with connection.cursor() as cursor:
+        for name in unused:
+            cursor.execute(
+                f"CREATE INDEX {name} ON {Memory._meta.db_table}"
+                f" USING ivfflat ((embedding::halfvec({DIMS})) halfvec_cosine_ops) WITH (lists = 4)"
+                f" WHERE user_id = {user.pk} AND deleted_at IS NULL"
+            )
+    assert set(user_index.indexed_users()[user.pk]) == current | set(unused)
+
+    assert user_index.ensure(user.pk, MODEL, DIMS)
     assert set(user_index.indexed_users()[user.pk]) == current
 
 
