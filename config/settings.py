@@ -370,7 +370,7 @@ MEMORY_RECALL_K = env_int("MEMORY_RECALL_K", 5, minimum=1, maximum=50)
 # by default (docs/benchmarks.md, "Heavy users", says how close to the exact answer they come). 0 is off.
 MEMORY_USER_INDEX_AT = env_int("MEMORY_USER_INDEX_AT", 0, minimum=0) or None
 MEMORY_USER_INDEX_EF_SEARCH = env_int("MEMORY_USER_INDEX_EF_SEARCH", 200, minimum=1, maximum=1000)
-MEMORY_USER_INDEX_PROBES = env_int("MEMORY_USER_INDEX_PROBES", 360, minimum=1, maximum=10000)
+MEMORY_USER_INDEX_PROBES = env_int("MEMORY_USER_INDEX_PROBES", 240, minimum=1, maximum=10000)
 MEMORY_MAX_FACTS_PER_TURN = 2
 MEMORY_MAX_FACT_CHARS = 300
 # How long a deleted memory stays under "Recently deleted", restorable by its user (staff can
