@@ -161,9 +161,14 @@ def _lists_of(name: str) -> int:
     return int(match["lists"]) if match and match["lists"] else 0
 
 
+def _serves(name: str, index: UserIndex) -> bool:
+    """Whether the index `name` is for the same scan as `index`, whatever its lists."""
+    return name == index.stem or name.startswith(index.stem + "_")
+
+
 def _of_scan(index: UserIndex, existing: dict[str, bool]) -> list[str]:
-    """The user's existing indexes for the same scan as `index`, whatever their lists."""
-    return [name for name in existing if name == index.stem or name.startswith(index.stem + "_")]
+    """The user's existing indexes for the same scan as `index`."""
+    return [name for name in existing if _serves(name, index)]
 
 
 def _kept(index: UserIndex, existing: dict[str, bool], live: int) -> bool:
@@ -190,7 +195,7 @@ def ensure(user_id: int, embedding_model: str, dims: int) -> bool:
         return False
     wanted = user_indexes(user_id, embedding_model, dims, lists=1)
     stale = {index.stem for index in wanted if not _kept(index, existing, live)}
-    unused = [name for name in existing if not any(name in _of_scan(index, {name: True}) for index in wanted)]
+    unused = [name for name in existing if not any(_serves(name, index) for index in wanted)]
     with connection.cursor() as cursor:
         if stale:
             lists = lists_for(live if existing else live_count(user_id, embedding_model, up_to=None))

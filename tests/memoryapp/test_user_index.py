@@ -155,6 +155,8 @@ def test_recall_through_the_indexes_finds_the_exact_answer_on_a_small_graph(djan
         assert recall.memory_nearest(user=user, vector=probe, embedding_model=MODEL, k=5, min_sim=-1.0, key_offset=0.05)
         assert _nearest(user, probe, approximate=True) == exact
         assert not {m.pk for m in memories[:10]} & set(exact)
+    unasked = next(memory for memory in memories[10:] if not memory.asked)  # found by its text alone
+    assert _nearest(user, np.asarray(unasked.embedding, dtype=np.float32), approximate=True)[0] == unasked.pk
 
 
 @pytest.mark.django_db(transaction=True)
