@@ -16,7 +16,6 @@ from tqdm import tqdm
 from bench.synthetic import Dataset, key_text, memory_text, position_of, username
 from memoryapp.embeddings import get_embedder
 from memoryapp.models import Memory, MemoryKey, MemoryNeed
-from memoryapp.write.store import ASKED_OF_KEYS
 
 
 def embedder_space() -> tuple[str, int]:
@@ -212,6 +211,16 @@ _NEEDS_OF_KEYS = f"""
     ORDER BY embedding_model, text, id
 """
 
+# Which memories have a fact asked (Memory.asked), as the write path marks them with their keys.
+_ASKED_OF_KEYS = f"""
+    UPDATE {Memory._meta.db_table} m SET asked = TRUE
+    WHERE m.user_id = %s AND NOT m.asked AND EXISTS (
+        SELECT 1 FROM {MemoryKey._meta.db_table} k
+        WHERE k.user_id = m.user_id AND k.memory_id = m.id AND k.embedding_model = m.keys_model
+          AND k.kind = '{MemoryKey.Kind.QUESTION}'
+    )
+"""
+
 
 def seed_text_user(facts: list[str], *, progress: bool = True) -> int:
     """Store `facts` as one user's memories, embedded by the configured model, each with the keys
@@ -249,6 +258,6 @@ def seed_text_user(facts: list[str], *, progress: bool = True) -> int:
                 for text, kind in pairs:
                     copy.write_row([ids[fact], user.pk, text, kind, key_vectors[text], model, now])
         cursor.execute(_NEEDS_OF_KEYS, [user.pk])
-        cursor.execute(ASKED_OF_KEYS, [user.pk])
+        cursor.execute(_ASKED_OF_KEYS, [user.pk])
     settle(MemoryKey._meta.db_table, MemoryNeed._meta.db_table)
     return user.pk

@@ -208,8 +208,7 @@ def ensure(user_id: int, embedding_model: str, dims: int) -> bool:
                         replacing=[name for name in _of_scan(index, existing) if name != index.name],
                     )
             logger.info("user_index: user %s has approximate indexes for %s", user_id, embedding_model)
-        for name in unused:
-            cursor.execute(f"DROP INDEX CONCURRENTLY IF EXISTS {connection.ops.quote_name(name)}")
+        _drop(cursor, unused)
     if stale or indexed_model(user_id) != embedding_model:
         _record(user_id, embedding_model)
     return True
@@ -218,11 +217,15 @@ def ensure(user_id: int, embedding_model: str, dims: int) -> bool:
 def _make(cursor, index: UserIndex, dims: int, *, replacing: list[str]) -> None:
     """Build `index` (dropping first an invalid one of its name, left by a failed build), then
     drop the indexes it replaces."""
+    _drop(cursor, [index.name])
     name = connection.ops.quote_name(index.name)
-    cursor.execute(f"DROP INDEX CONCURRENTLY IF EXISTS {name}")
     cursor.execute(f"CREATE INDEX CONCURRENTLY {name} ON {index.table} {index.using(dims)} WHERE {index.predicate}")
-    for replaced in replacing:
-        cursor.execute(f"DROP INDEX CONCURRENTLY IF EXISTS {connection.ops.quote_name(replaced)}")
+    _drop(cursor, replacing)
+
+
+def _drop(cursor, names: list[str]) -> None:
+    for name in names:
+        cursor.execute(f"DROP INDEX CONCURRENTLY IF EXISTS {connection.ops.quote_name(name)}")
 
 
 # `text`: an index over every text, of an earlier form, which `ensure` replaces.
@@ -251,17 +254,12 @@ def prune() -> list[int]:
     were all dropped."""
     heavy, dropped = mark(), []
     for user_id, names in indexed_users().items():
-        if heavy is not None and live_count(user_id, None, up_to=heavy // 2) >= heavy // 2:
-            names = [name for name in names if _FORMER.match(name)]
-            with connection.cursor() as cursor:
-                for name in names:
-                    cursor.execute(f"DROP INDEX CONCURRENTLY IF EXISTS {connection.ops.quote_name(name)}")
-            continue
+        stays = heavy is not None and live_count(user_id, None, up_to=heavy // 2) >= heavy // 2
         with connection.cursor() as cursor:
-            for name in names:
-                cursor.execute(f"DROP INDEX CONCURRENTLY IF EXISTS {connection.ops.quote_name(name)}")
-        MemorySettings.objects.filter(user_id=user_id).update(indexed_model="")
-        dropped.append(user_id)
+            _drop(cursor, [name for name in names if _FORMER.match(name)] if stays else names)
+        if not stays:
+            MemorySettings.objects.filter(user_id=user_id).update(indexed_model="")
+            dropped.append(user_id)
     return dropped
 
 

@@ -178,15 +178,6 @@ def drop_unused_needs() -> int:
 
 
 _KEYED = f"UPDATE {Memory._meta.db_table} SET keys_model = %s, asked = %s WHERE id = %s AND user_id = %s"
-# Memory.asked from the keys stored: for memories whose keys were written by other means (a bulk load).
-ASKED_OF_KEYS = f"""
-    UPDATE {Memory._meta.db_table} m SET asked = TRUE
-    WHERE m.user_id = %s AND NOT m.asked AND EXISTS (
-        SELECT 1 FROM {MemoryKey._meta.db_table} k
-        WHERE k.user_id = m.user_id AND k.memory_id = m.id AND k.embedding_model = m.keys_model
-          AND k.kind = '{MemoryKey.Kind.QUESTION}'
-    )
-"""
 
 
 def _with_keys(facts: list[GatedFact]) -> list[GatedFact]:
