@@ -113,5 +113,5 @@ def remember_turn(
         if state == Turn.MemoryState.DONE:
             turn_index(user=user, turn=turn, vector=vector, embedding_model=embedder.name)
     if written.stored:  # a user who has just reached the mark gets approximate indexes
-        user_index.ensure(user.pk, embedder.name, len(vector))
+        user_index.ensure(user.pk, embedder.name, len(vector), unless_checked_within=user_index.RECHECK_AFTER)
     return written.stored

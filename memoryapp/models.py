@@ -269,6 +269,8 @@ class MemorySettings(models.Model):
     # Not a switch: the embedding model whose approximate indexes the user has, "" for none
     # (memoryapp.user_index). Recall reads it with the switches, to know which statement to send.
     indexed_model = models.CharField(max_length=100, blank=True, default="", db_default="", editable=False)
+    # Not a switch: when those indexes were last checked against the user's rows (user_index.ensure).
+    indexes_checked_at = models.DateTimeField(null=True, blank=True, editable=False)
     changed_at = models.DateTimeField(auto_now=True)
 
     class Meta:

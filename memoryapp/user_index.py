@@ -23,10 +23,12 @@ The indexes are made by the memory worker after a write that leaves the user at 
 (`ensure`, CREATE INDEX CONCURRENTLY: writes go on meanwhile), and by `manage.py user_indexes`
 for users already past it. The lists are fixed when an index is made; `ensure` makes the IVFFlat
 ones again (a new index, then the old one dropped) once the user has twice the rows their lists
-were made for. They are dropped when the user falls under half the mark or is deleted
-(`manage.py user_indexes --prune`, run by `purge_deleted`). Every partial index is weighed by the
-planner on every statement on its table, so their number is the limit of this design on one
-node; past it, a heavy user is a shard of their own (docs/scale-out.md).
+were made for, which the memory worker checks at most once every RECHECK_AFTER (counting a heavy
+user's rows takes about 8 ms at 100,000, on every write otherwise). They are dropped when the
+user falls under half the mark or is deleted (`manage.py user_indexes --prune`, run by
+`purge_deleted`). Every partial index is weighed by the planner on every statement on its table,
+so their number is the limit of this design on one node; past it, a heavy user is a shard of
+their own (docs/scale-out.md).
 
 Off by default (MEMORY_USER_INDEX_AT unset): every user is sorted exactly.
 """
@@ -37,9 +39,11 @@ import hashlib
 import logging
 import re
 from dataclasses import dataclass
+from datetime import timedelta
 
 from django.conf import settings
 from django.db import connection
+from django.utils import timezone
 
 from memoryapp.models import Memory, MemoryKey, MemoryNeed, MemorySettings
 
@@ -48,6 +52,9 @@ logger = logging.getLogger(__name__)
 _PREFIX = "memory_ann_u"
 # How many of the user's memories an IVFFlat list is made for.
 ROWS_PER_LIST = 33
+# How long the memory worker trusts a heavy user's indexes without counting their rows again:
+# lists are made again at twice the rows, which takes a user at the mark thousands of turns.
+RECHECK_AFTER = timedelta(hours=1)
 # How far recall searches: the needs' graph (`hnsw.ef_search`, MEMORY_USER_INDEX_EF_SEARCH) and the
 # lists (`ivfflat.probes`, MEMORY_USER_INDEX_PROBES), each going on past deleted memories' rows
 # until enough are found, in the statement's transaction.
@@ -126,7 +133,19 @@ def indexed_model(user_id: int) -> str:
 
 
 def _record(user_id: int, embedding_model: str) -> None:
-    MemorySettings.objects.update_or_create(user_id=user_id, defaults={"indexed_model": embedding_model})
+    """Note the model of the user's indexes, checked now (an update, so that the time the user
+    last changed a switch stays theirs)."""
+    noted = {"indexed_model": embedding_model, "indexes_checked_at": timezone.now()}
+    if not MemorySettings.objects.filter(user_id=user_id).update(**noted):
+        MemorySettings.objects.get_or_create(user_id=user_id, defaults=noted)
+
+
+def _checked_within(user_id: int, embedding_model: str, within: timedelta) -> bool:
+    """Whether the user's indexes of the model were checked against their rows that lately."""
+    since = timezone.now() - within
+    return MemorySettings.objects.filter(
+        user_id=user_id, indexed_model=embedding_model, indexes_checked_at__gte=since
+    ).exists()
 
 
 def live_count(user_id: int, embedding_model: str | None, *, up_to: int | None) -> int:
@@ -179,15 +198,19 @@ def _kept(index: UserIndex, existing: dict[str, bool], live: int) -> bool:
     return any(existing[name] and 2 * _lists_of(name) * ROWS_PER_LIST > live for name in _of_scan(index, existing))
 
 
-def ensure(user_id: int, embedding_model: str, dims: int) -> bool:
+def ensure(user_id: int, embedding_model: str, dims: int, *, unless_checked_within: timedelta | None = None) -> bool:
     """Make the user's indexes if they have MEMORY_USER_INDEX_AT live memories of the model or
     more, and make an IVFFlat one again once they have twice the rows its lists were made for;
     then drop the user's indexes no scan of the model uses (an earlier form, another model's);
-    says whether the user has them now. A concurrent build cannot run in a transaction, so
-    inside one this does nothing: the memory worker calls it after a write has committed."""
+    says whether the user has them now. With `unless_checked_within`, a user whose indexes of
+    the model were checked that lately is taken to have them, and nothing is counted. A
+    concurrent build cannot run in a transaction, so inside one this does nothing: the memory
+    worker calls it after a write has committed."""
     heavy = mark()
     if connection.in_atomic_block or heavy is None:
         return False
+    if unless_checked_within is not None and _checked_within(user_id, embedding_model, unless_checked_within):
+        return True
     existing = _existing(user_id)
     # every row of a user who has indexes (lists are sized by them); of any other, up to the mark
     live = live_count(user_id, embedding_model, up_to=None if existing else heavy)
@@ -209,8 +232,7 @@ def ensure(user_id: int, embedding_model: str, dims: int) -> bool:
                     )
             logger.info("user_index: user %s has approximate indexes for %s", user_id, embedding_model)
         _drop(cursor, unused)
-    if stale or indexed_model(user_id) != embedding_model:
-        _record(user_id, embedding_model)
+    _record(user_id, embedding_model)
     return True
 
 

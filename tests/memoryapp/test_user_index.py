@@ -4,6 +4,8 @@ never losing the exact answer where they are absent, and dropped when no longer 
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import numpy as np
 import pytest
 from django.core.management import call_command
@@ -111,6 +113,29 @@ def test_the_chosen_memories_hold_the_exact_answer_without_an_index(django_user_
     assert len(memories) == 60
 
 
+@pytest.mark.django_db
+def test_a_memory_met_through_many_needs_crowds_no_other_out(django_user_model):
+    """The need scan takes the nearest wordings, k times as many as a memory has keys at most: two
+    memories whose every need is worded nearer the turn than any other's take ten of them, and
+    the wordings taken still lead to the k memories nearest by need."""
+    rng = np.random.default_rng(11)
+    user = django_user_model.objects.create_user("ana")
+    _memories(user, 30, rng)
+    probe = _unit(rng, 1)[0]
+    near = [probe + 0.02 * offset for offset in _unit(rng, 12)]
+    crowding = _memories(user, 2, rng, start=100)
+    for memory, wordings in zip(crowding, (near[:5], near[5:10]), strict=True):
+        MemoryKey.objects.filter(user=user, memory=memory).delete()
+        for i, vector in enumerate(wordings):
+            text = f"need {i} of {memory.text}"
+            MemoryKey.objects.create(user=user, memory=memory, text=text, embedding=vector, embedding_model=MODEL)
+            MemoryNeed.objects.create(user=user, text=text, embedding=vector, embedding_model=MODEL)
+        Memory.objects.filter(user=user, pk=memory.pk).update(asked=False, embedding=list(-probe))
+    exact = _nearest(user, probe, approximate=False)
+    assert set(exact[:2]) == {memory.pk for memory in crowding}
+    assert _nearest(user, probe, approximate=True) == exact
+
+
 @pytest.mark.django_db(transaction=True)
 def test_a_user_past_the_mark_gets_indexes_only_their_scans_can_use(django_user_model, heavy_mark):
     rng = np.random.default_rng(6)
@@ -210,6 +235,36 @@ def test_the_lists_are_made_again_when_the_user_has_doubled(django_user_model, h
     assert user_index.ensure(past.pk, MODEL, DIMS)
     lists = [name.rsplit("_", 1)[1] for name in user_index.indexed_users()[past.pk] if "_need_" not in name]
     assert lists == ["12", "12"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_worker_counts_a_heavy_users_rows_at_most_once_in_a_while(django_user_model, heavy_mark, monkeypatch):
+    """After a write, the memory worker takes the indexes it checked lately to hold, and reads
+    nothing but the user's settings; once that is longer ago, it counts the rows again and makes
+    the lists again for a user who has doubled meanwhile."""
+    monkeypatch.setattr(user_index, "ROWS_PER_LIST", 10)
+    rng = np.random.default_rng(14)
+    user = django_user_model.objects.create_user("growing")
+    _memories(user, heavy_mark, rng)
+    within = user_index.RECHECK_AFTER
+    assert user_index.ensure(user.pk, MODEL, DIMS, unless_checked_within=within)
+    first = set(user_index.indexed_users()[user.pk])
+    assert MemorySettings.objects.get(user=user).indexes_checked_at is not None
+
+    _memories(user, heavy_mark, rng, start=heavy_mark)
+    with CaptureQueriesContext(connection) as queries:
+        assert user_index.ensure(user.pk, MODEL, DIMS, unless_checked_within=within)
+    assert len(queries) == 1 and MemorySettings._meta.db_table in queries[0]["sql"]
+    assert set(user_index.indexed_users()[user.pk]) == first
+
+    long_ago = timezone.now() - within - timedelta(minutes=1)
+    MemorySettings.objects.filter(user=user).update(indexes_checked_at=long_ago)
+    switched = MemorySettings.objects.get(user=user).changed_at
+    assert user_index.ensure(user.pk, MODEL, DIMS, unless_checked_within=within)
+    lists = sorted(name.rsplit("_", 1)[1] for name in user_index.indexed_users()[user.pk] if "_need_" not in name)
+    assert lists == ["8", "8"]
+    noted = MemorySettings.objects.get(user=user)
+    assert noted.indexes_checked_at > long_ago and noted.changed_at == switched  # no switch was changed
 
 
 @pytest.mark.django_db(transaction=True)
