@@ -209,9 +209,9 @@ def ensure(user_id: int, embedding_model: str, dims: int, *, unless_checked_with
     heavy = mark()
     if connection.in_atomic_block or heavy is None:
         return False
-    if unless_checked_within is not None and _checked_within(user_id, embedding_model, unless_checked_within):
-        return True
     existing = _existing(user_id)
+    if existing and unless_checked_within and _checked_within(user_id, embedding_model, unless_checked_within):
+        return True
     # every row of a user who has indexes (lists are sized by them); of any other, up to the mark
     live = live_count(user_id, embedding_model, up_to=None if existing else heavy)
     if live < heavy:
